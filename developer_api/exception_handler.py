@@ -1,0 +1,69 @@
+"""One error shape for `/v1/dev/*` and `/v1/auth/*`: {"error_code", "error_message"} (SPEC §3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import DatabaseError
+from django.http import Http404
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
+
+from pam.errors import PamError
+
+STATUS_BY_CODE = {
+    "invalid_token": 401,
+    "invalid_credentials": 401,
+    "workspace_disabled": 403,
+    "not_found": 404,
+    "no_active_key": 404,
+    "invalid_request": 400,
+    "method_not_allowed": 405,
+    "unsupported_media_type": 415,
+    "unavailable": 503,
+}
+
+
+def error_response(code: str, message: str, status: int | None = None) -> Response:
+    return Response({"error_code": code, "error_message": message}, status=status or STATUS_BY_CODE.get(code, 400))
+
+
+def _first_field_error(detail: Any, path: str = "") -> str:
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            name = key if key != "non_field_errors" else ""
+            return _first_field_error(value, f"{path}.{name}".strip(".") if name else path)
+    if isinstance(detail, list) and detail:
+        return _first_field_error(detail[0], path)
+    return f"{path}: {detail}" if path else str(detail)
+
+
+def pam_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, PamError):
+        return error_response(exc.code, exc.message)
+    if isinstance(exc, (InvalidToken, TokenError, exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
+        response = error_response("invalid_token", "The access token is missing, malformed, expired or revoked.", 401)
+        response["WWW-Authenticate"] = 'Bearer realm="pam-developer-api"'
+        return response
+    if isinstance(exc, (Http404, exceptions.NotFound)):
+        return error_response("not_found", "Not found.")
+    if isinstance(exc, exceptions.ValidationError):
+        return error_response("invalid_request", _first_field_error(exc.detail))
+    if isinstance(exc, exceptions.ParseError):
+        return error_response("invalid_request", f"Malformed request body: {exc.detail}")
+    if isinstance(exc, exceptions.MethodNotAllowed):
+        return error_response("method_not_allowed", str(exc.detail))
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        return error_response("unsupported_media_type", str(exc.detail))
+    if isinstance(exc, exceptions.PermissionDenied):
+        return error_response("forbidden", str(exc.detail), 403)
+    if isinstance(exc, exceptions.Throttled):
+        return error_response("rate_limited", str(exc.detail), 429)
+    if isinstance(exc, DatabaseError):
+        return error_response("unavailable", "A backing service is unavailable; retry later.")
+    response = exception_handler(exc, context)
+    if response is not None:
+        return error_response("invalid_request", str(getattr(exc, "detail", exc)), response.status_code)
+    return None

@@ -1,0 +1,347 @@
+"""Retrieval over a published index: phase-1 section targeting, BM25 candidates, calibrated
+re-scoring, and the entities, relationships and excerpts around the facts found.
+
+Scores. Tantivy's BM25 picks and orders candidates, but BM25 values are unbounded, so the
+`relevance_score` we report is calibrated differently: the share of the query's information
+(the IDF weight of its terms) that the fact itself contains, synonyms counting 0.8 and terms
+found only in the fact's headings 0.5. A fact scoring 0.9 holds nearly every informative word
+of the question; a query whose rare words appear nowhere in memory cannot reach the floor, so
+it returns no filler facts and its coverage says `none` or `minimal`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import tantivy
+
+from memory.engine.index import LoadedIndex, index_for
+from memory.engine.synonyms import SYNONYM_WEIGHT, synonyms
+from memory.engine.text import terms
+from memory.engine.triage import triage as triage_prompt
+from memory.engine.types import (
+    DocumentHit,
+    EntityHit,
+    FactHit,
+    Phase1,
+    RelationshipHit,
+    Retrieval,
+    RetrievalTimeout,
+    TargetedSection,
+    Triage,
+)
+from memory.models import Entity, Fact, Relationship, Workspace
+
+CANDIDATES = 80
+MAX_FACTS = 8
+MAX_DOCUMENTS = 3
+MAX_SECTIONS = 4
+FACT_FLOOR = 0.34
+HISTORY_WEIGHT = 0.35
+EXCERPT_CHARS = 700
+ROOT = "Company Context"
+
+
+@dataclass
+class _QueryTerm:
+    term: str
+    weight: float  # 1.0 for the prompt's own terms, less for context from the session
+    idf: float
+
+
+def _check(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise RetrievalTimeout()
+
+
+def _query_terms(index: LoadedIndex, prompt: str, rewritten: str) -> list[_QueryTerm]:
+    own = terms(prompt)
+    weights: dict[str, float] = {}
+    for term in own:
+        weights[term] = 1.0
+    if rewritten != prompt:
+        for term in terms(rewritten):
+            weights.setdefault(term, HISTORY_WEIGHT)
+    return [_QueryTerm(t, w, index.idf(t)) for t, w in weights.items()]
+
+
+def _candidates(index: LoadedIndex, query: list[_QueryTerm]) -> list[tuple[float, dict[str, Any]]]:
+    subqueries = []
+    for q in query:
+        alternatives = [q.term, *sorted(synonyms(q.term))]
+        for i, term in enumerate(alternatives):
+            boost = q.weight * (1.0 if i == 0 else SYNONYM_WEIGHT)
+            for field, field_boost in (("terms", 1.0), ("context", 0.4)):
+                subqueries.append(
+                    (
+                        tantivy.Occur.Should,
+                        tantivy.Query.boost_query(
+                            tantivy.Query.term_query(index.index.schema, field, term), boost * field_boost
+                        ),
+                    )
+                )
+    if not subqueries:
+        return []
+    result = index.searcher.search(tantivy.Query.boolean_query(subqueries), CANDIDATES)
+    return [(float(score), index.searcher.doc(address).to_dict()) for score, address in result.hits]
+
+
+def _first(doc: dict[str, Any], field: str, default: Any = None) -> Any:
+    values = doc.get(field) or []
+    return values[0] if values else default
+
+
+def _coverage(query: list[_QueryTerm], fact_terms: set[str], context_terms: set[str]) -> float:
+    total = sum(q.weight * q.idf for q in query)
+    if total <= 0:
+        return 0.0
+    got = 0.0
+    for q in query:
+        if q.term in fact_terms:
+            credit = 1.0
+        elif fact_terms & synonyms(q.term):
+            credit = SYNONYM_WEIGHT
+        elif q.term in context_terms or context_terms & synonyms(q.term):
+            credit = 0.5
+        else:
+            credit = 0.0
+        got += credit * q.weight * q.idf
+    return got / total
+
+
+def retrieve(
+    workspace: Workspace,
+    prompt: str,
+    history: list[str] | None = None,
+    *,
+    deadline: float | None = None,
+    triage_enabled: bool = True,
+) -> Retrieval:
+    """Answer `prompt` from the workspace's newest published memory.
+
+    `history` is the session's earlier prompts, oldest first (the last 3 are used);
+    `deadline` is a `time.monotonic()` value past which RetrievalTimeout is raised.
+    """
+    if triage_enabled:
+        decision = triage_prompt(prompt, list(history or [])[-3:])
+    else:
+        decision = Triage("retrieve", "Triage is disabled: company memory was searched.", prompt)
+    if decision.decision == "triage_only":
+        return Retrieval(triage=decision, phase1=Phase1("narrow", 0, []))
+    _check(deadline)
+
+    index = index_for(workspace)
+    if index is None or index.num_docs == 0:
+        return Retrieval(
+            triage=decision,
+            phase1=Phase1("broad", 0, []),
+            context_summary="The published memory holds no facts yet.",
+        )
+    query = _query_terms(index, prompt, decision.rewritten_query)
+    raw = _candidates(index, query)
+    _check(deadline)
+
+    scored: list[tuple[float, float, dict[str, Any]]] = []  # (rank, relevance, doc)
+    max_bm25 = max((score for score, _ in raw), default=1.0) or 1.0
+    for bm25, doc in raw:
+        fact_terms = set(_first(doc, "terms", "").split())
+        context_terms = set(_first(doc, "context", "").split())
+        relevance = _coverage(query, fact_terms, context_terms)
+        if _first(doc, "superseded", 0):
+            relevance *= 0.85  # a newer statement about the same subject exists
+        rank = 0.7 * relevance + 0.3 * (bm25 / max_bm25)
+        scored.append((rank, relevance, doc))
+
+    # Phase 1: the sections the best candidates live in, and whose titles match the query.
+    query_set = {q.term for q in query if q.weight >= 1.0}
+    section_score: dict[int, float] = defaultdict(float)
+    section_terms: dict[int, set[str]] = defaultdict(set)
+    for rank, _, doc in sorted(scored, key=lambda item: -item[0])[:20]:
+        sid = int(_first(doc, "section_id", 0))
+        section_score[sid] += rank
+        section_terms[sid] |= set(_first(doc, "terms", "").split()) & query_set
+    for sid, section in index.sections.items():
+        title_hits = query_set & set(section["title_terms"])
+        if title_hits and section["facts"]:
+            section_score[sid] += 0.5 * len(title_hits)
+    ranked_sections = sorted(
+        (sid for sid in section_score if sid in index.sections), key=lambda s: -section_score[s]
+    )
+    best_section = section_score[ranked_sections[0]] if ranked_sections else 0.0
+    targeted = [s for s in ranked_sections if section_score[s] >= 0.35 * best_section][:MAX_SECTIONS]
+    targeted_set = set(targeted)
+
+    # Recency: among candidates, a newer effective date wins ties between similar statements.
+    dates = sorted({_first(doc, "effective_date", "") for _, _, doc in scored} - {""})
+    date_rank = {d: i / max(1, len(dates) - 1) for i, d in enumerate(dates)}
+    final: list[tuple[float, float, dict[str, Any]]] = []
+    for rank, relevance, doc in scored:
+        if int(_first(doc, "section_id", 0)) in targeted_set:
+            rank += 0.04
+        rank += 0.03 * date_rank.get(_first(doc, "effective_date", ""), 0.0)
+        final.append((rank, relevance, doc))
+    final.sort(key=lambda item: -item[0])
+
+    facts: list[FactHit] = []
+    seen_statements: set[str] = set()
+    for rank, relevance, doc in final:
+        if relevance < FACT_FLOOR:
+            continue
+        statement = _first(doc, "statement", "")
+        norm = statement.strip().lower()
+        if norm in seen_statements:
+            continue
+        seen_statements.add(norm)
+        section = index.sections.get(int(_first(doc, "section_id", 0)), {})
+        facts.append(
+            FactHit(
+                statement=statement,
+                relevance_score=round(min(1.0, relevance), 2),
+                source_path=section.get("file_path", "company_context/general/general.md"),
+                section=section.get("title", ""),
+                tree_path=section.get("tree_path", ROOT),
+                source_document=_first(doc, "source_document", ""),
+                effective_date=_first(doc, "effective_date", "") or None,
+                fact_id=int(_first(doc, "fact_id", 0)),
+                document_id=int(_first(doc, "document_id", 0)),
+                position=int(_first(doc, "position", 0)),
+                superseded=bool(_first(doc, "superseded", 0)),
+            )
+        )
+        if len(facts) >= MAX_FACTS:
+            break
+    _check(deadline)
+
+    # Only sections that hold returned facts, or whose titles matched, are reported as targeted.
+    fact_sections = {index.sections[s]["tree_path"] for s in targeted if s in index.sections}
+    targeted_sections = []
+    for sid in targeted:
+        section = index.sections[sid]
+        hits = sorted(section_terms.get(sid, set()) | (query_set & set(section["title_terms"])))
+        if section_terms.get(sid):
+            reason = f"Holds facts matching the query terms: {', '.join(hits[:6])}."
+        else:
+            reason = f"Its title matches the query terms: {', '.join(hits[:6])}."
+        targeted_sections.append(TargetedSection(section["tree_path"], reason))
+    strategy = "narrow" if len(targeted) == 1 else "moderate" if len(targeted) <= 3 else "broad"
+    phase1 = Phase1(
+        search_strategy=strategy if facts else "broad",
+        estimated_tokens=sum(int(index.sections[s]["tokens"]) for s in targeted),
+        targeted_sections=targeted_sections,
+    )
+
+    coverage = _assess(facts)
+    entities, relationships = _graph(workspace, facts, query_set)
+    documents = _documents(facts)
+    summary = _summary(facts, coverage)
+    return Retrieval(
+        triage=decision,
+        phase1=phase1,
+        context_summary=summary,
+        facts=facts,
+        entities=entities,
+        relationships=relationships,
+        documents=documents,
+        coverage_assessment=coverage,
+        sections_searched=sorted(fact_sections),
+    )
+
+
+def _assess(facts: list[FactHit]) -> str:
+    if not facts:
+        return "none"
+    best = facts[0].relevance_score if facts else 0.0
+    best = max(f.relevance_score for f in facts)
+    strong = sum(1 for f in facts if f.relevance_score >= 0.6)
+    if best < 0.5:
+        return "minimal"
+    if best >= 0.75 and strong >= 2:
+        return "comprehensive"
+    return "partial"
+
+
+def _summary(facts: list[FactHit], coverage: str) -> str:
+    if not facts:
+        return "No stored company context matches this prompt."
+    picked: list[str] = []
+    length = 0
+    for fact in facts[:3]:
+        sentence = fact.statement.strip()
+        if not sentence.endswith((".", "!", "?")):
+            sentence += "."
+        if length + len(sentence) > 420 and picked:
+            break
+        picked.append(sentence)
+        length += len(sentence) + 1
+    text = " ".join(picked)
+    if coverage == "minimal":
+        text = "Only loosely related context was found: " + text
+    return text
+
+
+def _graph(
+    workspace: Workspace, facts: list[FactHit], query_set: set[str]
+) -> tuple[list[EntityHit], list[RelationshipHit]]:
+    if not facts:
+        return [], []
+    fact_ids = [f.fact_id for f in facts[:5]]
+    entity_ids = list(
+        Fact.entities.through.objects.filter(fact_id__in=fact_ids)
+        .values_list("entity_id", flat=True)
+        .distinct()[:50]
+    )
+    rows = list(
+        Entity.objects.filter(workspace=workspace, id__in=entity_ids).values("id", "label", "type", "properties")
+    )
+    # Prefer entities the prompt names, then those of the best facts.
+    rows.sort(key=lambda r: (-len(set(terms(r["label"])) & query_set), r["label"]))
+    rows = rows[:6]
+    entities = [EntityHit(r["label"], r["type"], r["properties"] or {}) for r in rows]
+    ids = [r["id"] for r in rows]
+    rels = (
+        Relationship.objects.filter(workspace=workspace, subject_id__in=ids, target_id__in=ids)
+        .select_related("subject", "target")
+        .order_by("id")[:8]
+    )
+    relationships = [
+        RelationshipHit(r.subject.label, r.type, r.target.label, r.properties or {}) for r in rels
+    ]
+    return entities, relationships
+
+
+def _documents(facts: list[FactHit]) -> list[DocumentHit]:
+    best: dict[int, FactHit] = {}
+    for fact in facts:
+        if fact.document_id not in best:
+            best[fact.document_id] = fact
+    chosen = list(best.values())[:MAX_DOCUMENTS]
+    if not chosen:
+        return []
+    wanted = {(f.document_id, p) for f in chosen for p in (f.position - 1, f.position, f.position + 1)}
+    rows = Fact.objects.filter(document_id__in=[f.document_id for f in chosen]).filter(
+        position__in={p for _, p in wanted}
+    ).values_list("document_id", "position", "statement", "document__title")
+    by_doc: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    titles: dict[int, str] = {}
+    for did, pos, statement, title in rows:
+        if (did, pos) in wanted:
+            by_doc[did].append((pos, statement))
+            titles[did] = title
+    hits = []
+    for fact in chosen:
+        parts = [s for _, s in sorted(by_doc.get(fact.document_id, []))] or [fact.statement]
+        excerpt = " ".join(parts)
+        if len(excerpt) > EXCERPT_CHARS:
+            excerpt = excerpt[: EXCERPT_CHARS - 1].rsplit(" ", 1)[0] + "…"
+        hits.append(
+            DocumentHit(
+                title=titles.get(fact.document_id, fact.source_document),
+                source_path=fact.source_document,
+                excerpt=excerpt,
+                relevance_score=fact.relevance_score,
+            )
+        )
+    return hits

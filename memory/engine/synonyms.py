@@ -1,0 +1,72 @@
+"""A small business-vocabulary thesaurus for paraphrased questions.
+
+Groups of words that company documents and the people asking about them use for the same
+thing. A query term matches a fact holding any word of its group, at a discount (0.8), so a
+question with no word in common with its answer ("money back" → "refund") can still find it.
+Kept deliberately small and general: domain words, not a company's own names.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from memory.engine.text import stem
+
+SYNONYM_WEIGHT = 0.8
+
+_GROUPS = [
+    "refund reimburse repay money-back chargeback",
+    "customer client account buyer",
+    "price pricing cost costs fee fees charge charged charges rate",
+    "salary pay compensation wage wages",
+    "boss manager supervisor head lead leads leader heads",
+    "owner owns owned responsible accountable in-charge",
+    "employee staff worker personnel headcount people",
+    "hire hiring recruit recruiting recruitment",
+    "outage incident downtime disruption",
+    "bug defect issue",
+    "deadline due launch ship release go-live",
+    "blocker blocked obstacle impediment",
+    "revenue income sales arr mrr",
+    "budget spend spending",
+    "policy rule rules guideline guidelines",
+    "meeting sync standup",
+    "decide decided decision chose chosen choose",
+    "approve approval approves sign-off signoff",
+    "expense expenses receipt reimbursement",
+    "vacation holiday pto leave time-off",
+    "onboarding orientation induction",
+    "contract agreement deal",
+    "team squad group department",
+    "goal objective okr target priority priorities",
+    "ceo founder chief",
+    "cto chief-technology",
+    "acronym abbreviation term jargon meaning mean means stand stands",
+    "quarter q1 q2 q3 q4",
+    "renewal renew renews",
+    "churn cancel cancellation leave",
+    "security access permission permissions",
+    "support helpdesk service",
+    "unhappy dissatisfied complaint complain",
+    "fast quick speed latency",
+    "vendor supplier provider",
+    "remote home wfh",
+]
+
+
+def _build() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for group in _GROUPS:
+        stems = {stem(word.replace("-", " ").split()[0]) for word in group.split()}
+        for member in stems:
+            table.setdefault(member, set()).update(stems - {member})
+    return {key: frozenset(values) for key, values in table.items()}
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, frozenset[str]]:
+    return _build()
+
+
+def synonyms(term: str) -> frozenset[str]:
+    return _table().get(term, frozenset())

@@ -1,0 +1,46 @@
+"""The one analyzer shared by indexing and querying: lower-case words, stop words dropped,
+Snowball English stems. Tantivy indexes these pre-analyzed terms with its plain tokenizer, so
+Python-side scoring and the index always agree on what a term is.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import snowballstemmer
+
+_WORD = re.compile(r"[0-9a-z]+(?:[.,][0-9]+)*", re.IGNORECASE)
+_stemmer = snowballstemmer.stemmer("english")
+
+STOP_WORDS = frozenset(
+    """a an the and or but if then else of to in on at by for with from into onto about as is
+    are was were be been being am do does did doing done have has had having i me my mine we us
+    our ours you your yours he him his she her hers it its they them their theirs this that these
+    those there here what which who whom whose when where why how can could should would will
+    shall may might must not no nor so than too very just also any all some such each every both
+    either neither other own same more most much many few again further once only up down out
+    over under off s t d ll m re ve y tell know let lets please give show find get got say said
+    anything something someone somebody thing things currently current now today still ever
+    """.split()
+)
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    return str(_stemmer.stemWord(word))
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens; numbers stay one token (1,200 → 1200, 99.9 → 99p9) so the
+    index tokenizer, which splits on punctuation, keeps them whole."""
+    return [match.group(0).lower().replace(",", "").replace(".", "p") for match in _WORD.finditer(text)]
+
+
+def terms(text: str) -> list[str]:
+    """Analyzed terms in order, stop words removed."""
+    return [stem(word) for word in words(text) if word not in STOP_WORDS]
+
+
+def term_set(text: str) -> set[str]:
+    return set(terms(text))

@@ -1,0 +1,108 @@
+"""Plain results of the engine; the MCP tool renders them (SPEC §2.3 field names)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class RetrievalTimeout(Exception):
+    """Retrieval ran past its deadline."""
+
+
+class IndexUnavailable(Exception):
+    """The published index cannot be loaded or rebuilt."""
+
+
+@dataclass
+class Triage:
+    decision: str  # "retrieve" | "triage_only"
+    reasoning: str
+    rewritten_query: str
+    history_used: int = 0
+
+
+@dataclass
+class TargetedSection:
+    tree_path: str
+    relevance_reason: str
+
+
+@dataclass
+class Phase1:
+    search_strategy: str  # "narrow" | "moderate" | "broad"
+    estimated_tokens: int
+    targeted_sections: list[TargetedSection] = field(default_factory=list)
+
+
+@dataclass
+class FactHit:
+    statement: str
+    relevance_score: float
+    source_path: str  # the section's context document, company_context/<area>/<topic>.md
+    section: str  # the section title
+    tree_path: str
+    source_document: str  # the original document's path inside its source
+    effective_date: str | None
+    fact_id: int
+    document_id: int
+    position: int
+    superseded: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "statement": self.statement,
+            "relevance_score": self.relevance_score,
+            "source_path": self.source_path,
+            "section": self.section,
+            "source_document": self.source_document,
+            "effective_date": self.effective_date,
+            "fact_id": self.fact_id,
+        }
+
+
+@dataclass
+class EntityHit:
+    label: str
+    type: str
+    properties: dict[str, Any]
+
+
+@dataclass
+class RelationshipHit:
+    source: str
+    type: str
+    target: str
+    properties: dict[str, Any]
+
+
+@dataclass
+class DocumentHit:
+    title: str
+    source_path: str
+    excerpt: str
+    relevance_score: float
+
+
+@dataclass
+class Retrieval:
+    triage: Triage
+    phase1: Phase1
+    context_summary: str = ""
+    facts: list[FactHit] = field(default_factory=list)
+    entities: list[EntityHit] = field(default_factory=list)
+    relationships: list[RelationshipHit] = field(default_factory=list)
+    documents: list[DocumentHit] = field(default_factory=list)
+    coverage_assessment: str = "none"
+    sections_searched: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+
+    @property
+    def total_items(self) -> int:
+        return len(self.facts) + len(self.entities) + len(self.relationships) + len(self.documents)
+
+    @property
+    def avg_relevance_score(self) -> float:
+        if not self.facts:
+            return 0.0
+        return round(sum(f.relevance_score for f in self.facts) / len(self.facts), 2)

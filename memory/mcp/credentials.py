@@ -1,0 +1,48 @@
+"""Who is calling the MCP endpoint: an agent key or (SPEC §4) an OAuth access token.
+
+Both kinds resolve to one `Credential`; the PAM access JWT of the Developer API is neither and
+is refused here (SPEC §2.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from developer_api.keys import KEY_PREFIX, api_key_authenticate
+from developer_api.models import AgentKey
+from memory.models import Workspace
+from oauth.connections import access_token_authenticate
+
+
+@dataclass
+class Credential:
+    workspace: Workspace
+    kind: str  # "agent_key" | "oauth"
+    label: str  # key prefix, or "oauth:<connection id>" (never the secret)
+    scopes: frozenset[str]
+    agent_key: AgentKey | None = None
+
+
+def credential_from_header(header: str) -> Credential | None:
+    value = header.strip()
+    if value[:7].lower() == "bearer ":
+        value = value[7:].strip()
+    if not value:
+        return None
+    if value.startswith(KEY_PREFIX):
+        key = api_key_authenticate(value)
+        if key is None:
+            return None
+        return Credential(
+            workspace=key.workspace,
+            kind="agent_key",
+            label=key.key_prefix,
+            scopes=frozenset(key.scopes),
+            agent_key=key,
+        )
+    grant = access_token_authenticate(value)
+    if grant is None:
+        return None
+    return Credential(
+        workspace=grant.workspace, kind="oauth", label=grant.connection_label, scopes=grant.scopes
+    )

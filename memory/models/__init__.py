@@ -1,0 +1,29 @@
+from .memory import (
+    AgentMemory,
+    Document,
+    Entity,
+    Fact,
+    IndexVersion,
+    PipelineRun,
+    Relationship,
+    Section,
+    Source,
+)
+from .sessions import McpSession, SessionPrompt
+from .workspace import User, Workspace
+
+__all__ = [
+    "AgentMemory",
+    "Document",
+    "Entity",
+    "Fact",
+    "IndexVersion",
+    "McpSession",
+    "PipelineRun",
+    "Relationship",
+    "Section",
+    "SessionPrompt",
+    "Source",
+    "User",
+    "Workspace",
+]

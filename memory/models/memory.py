@@ -1,0 +1,223 @@
+"""A workspace's memory: sources, their pipeline runs, documents and what is derived from them.
+
+Everything derived from a source (documents, facts, relationships) cascades from it, so
+deleting a source deletes its memory. Sections and entities are shared by all the sources of a
+workspace and are rebuilt by the pipeline's tree stage.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils import timezone
+
+from .workspace import Workspace
+
+
+class Source(models.Model):
+    class Status(models.TextChoices):
+        IDLE = "idle"
+        SYNCING = "syncing"
+        READY = "ready"
+        FAILED = "failed"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="sources")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=32)
+    # Where the source reads from: an absolute server path, an upload path, or "" (pushed items).
+    location = models.CharField(max_length=1000, blank=True, default="")
+    config = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.IDLE)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_synced_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "location"],
+                condition=~models.Q(location=""),
+                name="source_unique_location_per_workspace",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class PipelineRun(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        COMPLETED = "completed"
+        FAILED = "failed"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="pipeline_runs")
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    stage = models.CharField(max_length=32, default="queued")
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    errors = models.JSONField(default=list, blank=True)  # [{"document", "message"}]
+    skipped = models.JSONField(default=list, blank=True)  # [{"document", "reason"}]
+    llm_calls = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # A run holds a lease that its worker renews; an expired lease means the worker died.
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["workspace", "-id"]), models.Index(fields=["source", "-id"])]
+
+
+class Document(models.Model):
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="documents")
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="documents")
+    path = models.CharField(max_length=1000)  # inside its source, e.g. "docs/refund-policy.md"
+    title = models.CharField(max_length=500)
+    content_hash = models.CharField(max_length=64)
+    text = models.TextField()
+    doc_date = models.DateField(null=True, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "path"], name="document_unique_path_per_source")
+        ]
+        indexes = [models.Index(fields=["workspace"])]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class Section(models.Model):
+    """A node of the context tree: an area ("Projects") or a topic under it."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="sections")
+    parent = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="children"
+    )
+    title = models.CharField(max_length=300)
+    tree_path = models.CharField(max_length=700)  # "Company Context > Projects > Meridian"
+    file_path = models.CharField(max_length=700)  # "company_context/projects/meridian.md"
+    markdown = models.TextField(blank=True, default="")  # the section's context document
+    fact_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["tree_path"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "tree_path"], name="section_unique_path")
+        ]
+
+    def __str__(self) -> str:
+        return self.tree_path
+
+
+class Entity(models.Model):
+    class Type(models.TextChoices):
+        PERSON = "person"
+        ORGANIZATION = "organization"
+        TEAM = "team"
+        PROJECT = "project"
+        PRODUCT = "product"
+        OTHER = "other"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="entities")
+    label = models.CharField(max_length=300)
+    key = models.CharField(max_length=300)  # normalised label, merges mentions across sources
+    type = models.CharField(max_length=16, choices=Type.choices)
+    properties = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace", "key"], name="entity_unique_key")]
+
+    def __str__(self) -> str:
+        return self.label
+
+
+class Fact(models.Model):
+    """A self-contained statement with its provenance and effective date."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="facts")
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="facts")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="facts")
+    section = models.ForeignKey(
+        Section, on_delete=models.SET_NULL, null=True, blank=True, related_name="facts"
+    )
+    statement = models.TextField()
+    heading_path = models.CharField(max_length=1000, blank=True, default="")
+    position = models.PositiveIntegerField(default=0)  # order inside its document
+    subject = models.CharField(max_length=300, blank=True, default="")
+    effective_date = models.DateField(null=True, blank=True)
+    superseded_by = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="supersedes"
+    )
+    entities = models.ManyToManyField(Entity, blank=True, related_name="facts")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["workspace", "section"]),
+            models.Index(fields=["document", "position"]),
+        ]
+
+    def __str__(self) -> str:
+        return self.statement[:80]
+
+
+class Relationship(models.Model):
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="relationships")
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="relationships")
+    fact = models.ForeignKey(Fact, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    subject = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="outgoing")
+    type = models.CharField(max_length=40)
+    target = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="incoming")
+    properties = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["workspace", "type"])]
+
+
+class AgentMemory(models.Model):
+    """A memory written by an agent (XMemo `remember`, a later issue): room kept in the schema."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="agent_memories")
+    path = models.CharField(max_length=700)
+    bucket = models.CharField(max_length=100, blank=True, default="")
+    team = models.CharField(max_length=100, blank=True, default="")
+    project = models.CharField(max_length=100, blank=True, default="")
+    kind = models.CharField(max_length=40, blank=True, default="note")
+    title = models.CharField(max_length=300, blank=True, default="")
+    body = models.TextField()
+    provenance = models.JSONField(default=dict, blank=True)  # credential, session, tool call
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["workspace", "bucket", "team"])]
+
+
+class IndexVersion(models.Model):
+    """One build of a workspace's search index; only a `published` one is ever served."""
+
+    class Status(models.TextChoices):
+        BUILDING = "building"
+        PUBLISHED = "published"
+        FAILED = "failed"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="index_versions")
+    version = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.BUILDING)
+    fact_count = models.PositiveIntegerField(default=0)
+    section_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "version"], name="index_version_unique")
+        ]
+        indexes = [models.Index(fields=["workspace", "status", "-version"])]

@@ -1,0 +1,196 @@
+"""Entities and the relationships we can read reliably, from statements, without a model.
+
+Patterns, not guesses: a person is a capitalised name that is the subject or object of a role
+phrase ("X is the CFO", "reports to Y", "account owner is Z"); teams are "<Name> team";
+projects are "Project <Name>"; organisations are client documents' subjects and "<Name> is a
+... company/customer/client". Once known, an entity is linked to every statement that names
+it. Entity keys are normalised labels, so mentions from different sources merge.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+NAME = r"[A-Z][a-z]+(?:[-'][A-Z][a-z]+)*"
+PERSON = rf"({NAME}(?:\s+(?:van|de|der|da|di|del|le|la)\s+)?(?:\s+{NAME}){{1,2}})"
+_ROLE_SUBJECT = re.compile(
+    rf"^{PERSON}\s+(?:is|was|has been|became|remains|will be)\s+(?:now\s+)?(?:the|our|a|an)\s+([^,.;]+?)(?:\s+and\s+|[,.;]|$)"
+)
+_REPORTS = re.compile(rf"{PERSON}\s+(?:now\s+)?reports?\s+(?:directly\s+)?to\s+{PERSON}")
+_REPORTS_PRONOUN = re.compile(rf"\b(?:he|she|they)\s+(?:now\s+)?reports?\s+(?:directly\s+)?to\s+{PERSON}")
+_LEADS_TEAM = re.compile(rf"{PERSON}\s+(?:leads|heads|manages|runs)\s+the\s+((?:[A-Z][\w&]*\s?)+?)\s+team")
+_MEMBER = re.compile(rf"{PERSON}\s+(?:is|works)\s+(?:a|an|on|in)\s+(?:[a-z]+\s+){{0,3}}(?:on|in|of)\s+the\s+((?:[A-Z][\w&]*\s?)+?)\s+team")
+_TEAM = re.compile(r"\b(?:the\s+)?((?:[A-Z][\w&]*\s){1,3})team\b")
+_PROJECT = re.compile(r"\bProject\s+([A-Z][a-z]+)\b")
+_OWNED_BY_TEAM = re.compile(r"\bProject\s+([A-Z][a-z]+)\s+is\s+owned\s+by\s+the\s+((?:[A-Z][\w&]*\s?)+?)\s+team")
+_TEAM_OWNS = re.compile(r"\bthe\s+((?:[A-Z][\w&]*\s?)+?)\s+team\s+owns\s+Project\s+([A-Z][a-z]+)")
+_DRI = re.compile(rf"{PERSON}\s+is\s+(?:now\s+)?the\s+DRI\s+for\s+Project\s+([A-Z][a-z]+)")
+_ACCOUNT_OWNER = re.compile(rf"{PERSON}\s+is\s+the\s+(?:\w+\s+)?account\s+owner\s+for\s+((?:[A-Z][\w&']*\s?)+)")
+_ACCOUNT_OWNER_OF = re.compile(rf"((?:[A-Z][\w&']*\s?)+?)(?:'s)?\s+account\s+owner\s+is\s+(?:now\s+)?{PERSON}")
+_CLIENT = re.compile(
+    r"^((?:[A-Z][\w&']*\s?){1,4}?)\s+(?:is|has been)\s+(?:a|an)\s+(?:[\w-]+\s+){0,6}?"
+    r"(?:company|customer|client|group|chain|operator|manufacturer|utility|firm|network|provider|practice)\b"
+)
+_DECIDED = re.compile(rf"{PERSON}\s+(?:decided|approved|chose|signed off)")
+_NOT_NAMES = {
+    "The", "This", "That", "Our", "Each", "Every", "All", "Phase", "Project", "Head", "Team",
+    "Client", "Customer", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+    "Sunday", "January", "February", "March", "April", "May", "June", "July", "August",
+    "September", "October", "November", "December", "Enterprise", "Pro", "Sev", "Q1", "Q2",
+    "Q3", "Q4", "In", "On", "At", "If", "When", "After", "Before", "New", "Status", "Owner",
+}
+_TEAM_STOP = {"The", "A", "An", "Each", "Every", "Our", "This", "That", "Its", "Their", "Whole"}
+
+
+def normalise(label: str) -> str:
+    return re.sub(r"\s+", " ", label.strip().lower())
+
+
+@dataclass
+class EntityFound:
+    label: str
+    type: str
+    properties: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.type}:{normalise(self.label)}"
+
+
+@dataclass
+class RelationFound:
+    subject: EntityFound
+    type: str
+    target: EntityFound
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+def _person(name: str) -> EntityFound | None:
+    name = name.strip()
+    first = name.split()[0]
+    if first in _NOT_NAMES or any(part in _NOT_NAMES for part in name.split()[1:2]):
+        return None
+    return EntityFound(name, "person")
+
+
+def _team(name: str) -> EntityFound | None:
+    words = [w for w in name.split() if w]
+    while words and words[0] in _TEAM_STOP:
+        words = words[1:]
+    if not words or len(" ".join(words)) < 2:
+        return None
+    return EntityFound(" ".join(words) + " team", "team")
+
+
+def _org(name: str) -> EntityFound | None:
+    name = name.strip().removesuffix("'s").strip()
+    if not name or name.split()[0] in _NOT_NAMES:
+        return None
+    return EntityFound(name, "organization")
+
+
+def extract(statement: str, *, client_document: bool = False) -> tuple[list[EntityFound], list[RelationFound]]:
+    """Entities named by one statement and the relationships it states."""
+    entities: list[EntityFound] = []
+    relations: list[RelationFound] = []
+
+    def keep(entity: EntityFound | None) -> EntityFound | None:
+        if entity is not None:
+            entities.append(entity)
+        return entity
+
+    role = _ROLE_SUBJECT.match(statement)
+    if role:
+        person = _person(role.group(1))
+        title = role.group(2).strip()
+        if person and len(title.split()) <= 8 and not title.lower().startswith(("list", "quarterly", "single")):
+            person.properties["role"] = title
+            keep(person)
+    for match in _REPORTS.finditer(statement):
+        a, b = _person(match.group(1)), _person(match.group(2))
+        if a and b:
+            keep(a), keep(b)
+            relations.append(RelationFound(a, "reports_to", b))
+    if role and entities:
+        for match in _REPORTS_PRONOUN.finditer(statement):
+            b = _person(match.group(1))
+            if b:
+                keep(b)
+                relations.append(RelationFound(entities[0], "reports_to", b))
+    for match in _LEADS_TEAM.finditer(statement):
+        person, team = _person(match.group(1)), _team(match.group(2))
+        if person and team:
+            keep(person), keep(team)
+            team.properties["lead"] = person.label
+            relations.append(RelationFound(person, "leads", team))
+    for match in _MEMBER.finditer(statement):
+        person, team = _person(match.group(1)), _team(match.group(2))
+        if person and team:
+            keep(person), keep(team)
+            relations.append(RelationFound(person, "member_of", team))
+    for match in _PROJECT.finditer(statement):
+        keep(EntityFound(f"Project {match.group(1)}", "project"))
+    for match in _OWNED_BY_TEAM.finditer(statement):
+        team = _team(match.group(2))
+        if team:
+            project = EntityFound(f"Project {match.group(1)}", "project", {"owner_team": team.label})
+            keep(team), keep(project)
+            relations.append(RelationFound(team, "owns", project))
+    for match in _TEAM_OWNS.finditer(statement):
+        team = _team(match.group(1))
+        if team:
+            project = EntityFound(f"Project {match.group(2)}", "project", {"owner_team": team.label})
+            keep(team), keep(project)
+            relations.append(RelationFound(team, "owns", project))
+    for match in _DRI.finditer(statement):
+        person = _person(match.group(1))
+        if person:
+            project = EntityFound(f"Project {match.group(2)}", "project", {"dri": person.label})
+            keep(person), keep(project)
+            relations.append(RelationFound(person, "owns", project, {"as": "DRI"}))
+    for match in _ACCOUNT_OWNER.finditer(statement):
+        person, org = _person(match.group(1)), _org(match.group(2))
+        if person and org:
+            org.properties["account_owner"] = person.label
+            org.properties["relationship_to_company"] = "client"
+            keep(person), keep(org)
+            relations.append(RelationFound(person, "owns", org, {"as": "account owner"}))
+    for match in _ACCOUNT_OWNER_OF.finditer(statement):
+        org, person = _org(match.group(1)), _person(match.group(2))
+        if person and org:
+            org.properties["account_owner"] = person.label
+            org.properties["relationship_to_company"] = "client"
+            keep(person), keep(org)
+            relations.append(RelationFound(person, "owns", org, {"as": "account owner"}))
+    client = _CLIENT.match(statement)
+    if client and (client_document or re.search(r"\b(customer|client)\b", statement)):
+        org = _org(client.group(1))
+        if org:
+            org.properties["relationship_to_company"] = "client"
+            keep(org)
+    for match in _DECIDED.finditer(statement):
+        keep(_person(match.group(1)))
+    for match in _TEAM.finditer(statement):
+        keep(_team(match.group(1)))
+    merged: dict[str, EntityFound] = {}
+    for entity in entities:
+        if entity.key in merged:
+            merged[entity.key].properties.update(entity.properties)
+        else:
+            merged[entity.key] = entity
+    for relation in relations:
+        relation.subject = merged.get(relation.subject.key, relation.subject)
+        relation.target = merged.get(relation.target.key, relation.target)
+    return list(merged.values()), relations
+
+
+def mentions(statement: str, known: dict[str, str]) -> set[str]:
+    """Keys of known entities (normalised label → key) that the statement names."""
+    lowered = statement.lower()
+    found = set()
+    for label, key in known.items():
+        if len(label) >= 4 and label in lowered:
+            found.add(key)
+    return found

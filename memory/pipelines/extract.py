@@ -1,0 +1,160 @@
+"""Documents → facts: self-contained statements with their heading path and position.
+
+Markdown is read line by line: headings set the heading path, each bullet and each sentence
+of a paragraph becomes a statement, table rows become "Column: value" statements, code blocks
+are skipped. A statement that does not name its subject ("Status: at risk" under "## Project
+Atlas") is prefixed with its heading, so every fact reads on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+from memory.engine.text import term_set
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_EMPH = re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9$€£])")
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "Mr.", "Mrs.", "Ms.", "Dr.", "Inc.", "Ltd.", "Co.", "St.", "approx.", "No.")
+_LABEL = re.compile(r"^([A-Z][\w &/'()-]{0,40}):\s+\S")
+MIN_CHARS = 12
+MAX_CHARS = 600
+
+
+@dataclass
+class Statement:
+    text: str
+    heading_path: str  # "Title > Section > Subsection"
+    position: int
+
+
+def clean_inline(text: str) -> str:
+    text = _LINK.sub(r"\1", text)
+    for _ in range(2):
+        text = _EMPH.sub(r"\2", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def split_sentences(text: str) -> list[str]:
+    parts: list[str] = []
+    buffer = ""
+    for piece in _SENTENCE_END.split(text):
+        buffer = f"{buffer} {piece}".strip() if buffer else piece
+        if buffer.endswith(_ABBREVIATIONS):
+            continue
+        parts.append(buffer)
+        buffer = ""
+    if buffer:
+        parts.append(buffer)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _self_contained(statement: str, heading: str) -> str:
+    """Prefix the heading when the statement does not name its subject."""
+    if not heading:
+        return statement
+    heading_terms = term_set(heading)
+    if not heading_terms or heading_terms & term_set(statement):
+        return statement
+    words = statement.split()
+    if _LABEL.match(statement) or statement[:1].islower() or len(words) < 7:
+        return f"{heading}: {statement}"
+    return statement
+
+
+def _block_lines(text: str) -> Iterator[tuple[str, str]]:
+    """(kind, text) for heading/bullet/paragraph/table lines, code fences removed."""
+    in_code = False
+    paragraph: list[str] = []
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if line.lstrip().startswith(("```", "~~~")):
+            in_code = not in_code
+            if paragraph:
+                yield "para", " ".join(paragraph)
+                paragraph = []
+            continue
+        if in_code:
+            continue
+        heading = _HEADING.match(line)
+        bullet = _BULLET.match(line)
+        if not line.strip() or heading or bullet or line.lstrip().startswith("|"):
+            if paragraph:
+                yield "para", " ".join(paragraph)
+                paragraph = []
+        if heading:
+            yield f"h{len(heading.group(1))}", heading.group(2)
+        elif bullet:
+            yield "bullet", bullet.group(1)
+        elif line.lstrip().startswith("|"):
+            yield "table", line
+        elif line.strip():
+            if line.startswith(("  ", "\t")) and paragraph == [] and False:
+                continue
+            paragraph.append(line.strip().lstrip(">").strip())
+    if paragraph:
+        yield "para", " ".join(paragraph)
+
+
+def statements(title: str, text: str, fmt: str = "markdown") -> list[Statement]:
+    """The statements of one document, in order."""
+    out: list[Statement] = []
+    headings: list[tuple[int, str]] = []
+    table_header: list[str] | None = None
+
+    def current_heading() -> str:
+        return headings[-1][1] if headings else title
+
+    def path() -> str:
+        names = [title] + [h for _, h in headings if h != title]
+        return " > ".join(names)
+
+    def add(candidate: str) -> None:
+        candidate = clean_inline(candidate)
+        if len(candidate) < MIN_CHARS or not re.search(r"[A-Za-z]", candidate):
+            return
+        for sentence in split_sentences(candidate) if len(candidate) > 200 else [candidate]:
+            if len(sentence) < MIN_CHARS:
+                continue
+            if len(sentence) > MAX_CHARS:
+                sentence = sentence[: MAX_CHARS - 1].rsplit(" ", 1)[0] + "…"
+            out.append(Statement(_self_contained(sentence, current_heading()), path(), len(out)))
+
+    if fmt != "markdown":
+        for block in re.split(r"\n\s*\n", text):
+            block = re.sub(r"\s+", " ", block).strip()
+            for sentence in split_sentences(block):
+                add(sentence)
+        return out
+
+    for kind, value in _block_lines(text):
+        if kind.startswith("h"):
+            level = int(kind[1:])
+            name = clean_inline(value)
+            if level == 1 and name.strip().lower() == title.strip().lower():
+                headings = []
+                continue
+            headings = [h for h in headings if h[0] < level] + [(level, name)]
+            table_header = None
+        elif kind == "bullet":
+            add(value)
+        elif kind == "table":
+            cells = [clean_inline(c) for c in value.strip().strip("|").split("|")]
+            if _TABLE_SEP.match(value):
+                continue
+            if table_header is None:
+                table_header = cells
+                continue
+            pairs = [f"{h}: {c}" for h, c in zip(table_header, cells) if c and h]
+            if pairs:
+                add("; ".join(pairs))
+        else:
+            table_header = None
+            for sentence in split_sentences(clean_inline(value)):
+                add(sentence)
+    return out

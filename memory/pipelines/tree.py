@@ -1,0 +1,110 @@
+"""The context tree: `Company Context > <Area> > <Topic>`, one context markdown per topic.
+
+Area names follow SPEC §5. A document's area comes from its folder and title words; its topic
+is its title. Each topic section's markdown lists its facts, grouped by heading, with their
+source document and date; it is also the `source_path` that facts report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from django.db import transaction
+
+from memory.models import Fact, Section, Workspace
+
+ROOT = "Company Context"
+AREAS = [
+    ("People and Teams", r"\b(people|team|teams|org|organi[sz]ation|staff|hiring|headcount|roles?|employees?)\b"),
+    ("Relationships", r"\b(clients?|customers?|accounts?|partners?|vendors?|suppliers?)\b"),
+    ("Projects", r"\b(projects?|roadmap|initiatives?|migration|launch)\b"),
+    ("Financials", r"\b(finance|financials?|revenue|budget|pricing|prices?|invoic\w*|arr|mrr)\b"),
+    ("Strategy", r"\b(strategy|strategic|priorities|okrs?|vision|goals?|plan)\b"),
+    ("Decisions", r"\b(decisions?|adr|rfc)\b"),
+    ("Meetings", r"\b(meetings?|notes|minutes|standup|sync|retro\w*|postmortem|review)\b"),
+    ("Glossary", r"\b(glossary|terms|acronyms|terminology|dictionary)\b"),
+    ("Processes", r"\b(process\w*|polic\w*|handbook|runbooks?|guides?|onboarding|how-?to|procedures?|on-call)\b"),
+    ("Operations", r"\b(operations|status|ops|weekly|incidents?|vendors?)\b"),
+]
+
+
+def slug(name: str) -> str:
+    """"People and Teams" → "people_and_teams": lower-case, other runs of characters → "_"."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "general"
+
+
+def area_for(path: str, title: str) -> str:
+    """The area of a document: its folders decide first, then its file name and title."""
+    parts = path.lower().replace("-", " ").replace("_", " ").split("/")
+    for candidate in [" ".join(parts[:-1]), f"{parts[-1]} {title.lower()}"]:
+        for area, pattern in AREAS:
+            if candidate and re.search(pattern, candidate):
+                return area
+    return "Operations"
+
+
+def topic_for(title: str) -> str:
+    topic = re.sub(r"\s+", " ", title.replace(">", "-")).strip()
+    return topic[:200] or "General"
+
+
+def section_paths(area: str, topic: str) -> tuple[str, str]:
+    return f"{ROOT} > {area} > {topic}", f"company_context/{slug(area)}/{slug(topic)}.md"
+
+
+def ensure_section(workspace: Workspace, area: str, topic: str) -> Section:
+    area_path = f"{ROOT} > {area}"
+    area_section, _ = Section.objects.get_or_create(
+        workspace=workspace,
+        tree_path=area_path,
+        defaults={"title": area, "file_path": f"company_context/{slug(area)}/index.md"},
+    )
+    tree_path, file_path = section_paths(area, topic)
+    section, _ = Section.objects.get_or_create(
+        workspace=workspace,
+        tree_path=tree_path,
+        defaults={"title": topic, "file_path": file_path, "parent": area_section},
+    )
+    return section
+
+
+def tree_rebuild(*, workspace: Workspace) -> int:
+    """Write every topic's context markdown and counts; drop sections left without facts."""
+    facts = (
+        Fact.objects.filter(workspace=workspace, section__isnull=False)
+        .order_by("section_id", "document_id", "position")
+        .values_list("section_id", "heading_path", "statement", "document__path", "effective_date")
+    )
+    by_section: dict[int, list[tuple[str, str, str, str]]] = defaultdict(list)
+    for sid, heading, statement, doc_path, eff in facts.iterator(chunk_size=5000):
+        by_section[sid].append((heading, statement, doc_path, eff.isoformat() if eff else ""))
+    with transaction.atomic():
+        topics = Section.objects.filter(workspace=workspace, parent__isnull=False)
+        for section in topics:
+            rows = by_section.get(section.pk, [])
+            if not rows:
+                section.delete()
+                continue
+            lines = [f"# {section.title}", "", f"*{section.tree_path}*", ""]
+            current = None
+            for heading, statement, doc_path, eff in rows:
+                group = heading.split(" > ", 1)[-1] if " > " in heading else heading
+                if group != current:
+                    lines += ["", f"## {group}", ""] if current is not None or group else []
+                    current = group
+                lines.append(f"- {statement} (source: {doc_path}{', ' + eff if eff else ''})")
+            section.markdown = "\n".join(lines).strip() + "\n"
+            section.fact_count = len(rows)
+            section.save(update_fields=["markdown", "fact_count"])
+        for area in Section.objects.filter(workspace=workspace, parent__isnull=True):
+            children = list(area.children.order_by("title").values_list("title", "file_path", "fact_count"))
+            if not children:
+                area.delete()
+                continue
+            area.markdown = "\n".join(
+                [f"# {area.title}", ""] + [f"- [{t}]({p.rsplit('/', 1)[-1]}) ({n} facts)" for t, p, n in children]
+            ) + "\n"
+            area.fact_count = sum(n for _, _, n in children)
+            area.save(update_fields=["markdown", "fact_count"])
+    return len(by_section)

@@ -1,0 +1,242 @@
+"""PAM settings: one file, driven by environment variables (SPEC §7).
+
+The embedded default needs no service at all: SQLite under PAM_DATA_DIR, a database-backed
+cache, the in-memory channel layer and Celery tasks run in-process. Setting DATABASE_URL,
+REDIS_URL and CELERY_BROKER_URL switches to PostgreSQL, Redis and real workers. Any variable
+may also be read from a file named by ``<NAME>_FILE`` (Docker/Kubernetes secrets).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env(name: str, default: str = "") -> str:
+    file_path = os.environ.get(f"{name}_FILE")
+    if file_path:
+        return Path(file_path).read_text().strip()
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = env(name, "")
+    if raw == "":
+        return default
+    return raw.strip().lower() in ("1", "true", "yes", "on")
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in env(name, default).split(",") if item.strip()]
+
+
+PAM_DATA_DIR = Path(env("PAM_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+PAM_DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    configured = env("SECRET_KEY")
+    if configured:
+        return configured
+    # Generated once and kept in the data directory, so sessions and JWTs survive restarts.
+    key_file = PAM_DATA_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DEBUG", False)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
+
+PAM_PUBLIC_BASE_URL = env("PAM_PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+_public = urlsplit(PAM_PUBLIC_BASE_URL)
+PAM_PUBLIC_ORIGIN = f"{_public.scheme}://{_public.netloc}"
+PAM_ALLOWED_ORIGINS = [o.rstrip("/") for o in env_list("PAM_ALLOWED_ORIGINS")]
+PAM_MAX_REQUEST_BYTES = int(env("PAM_MAX_REQUEST_BYTES", "1048576"))
+PAM_MAX_UPLOAD_BYTES = int(env("PAM_MAX_UPLOAD_BYTES", "52428800"))
+PAM_IMPORT_ROOTS = [str(Path(p).resolve()) for p in env_list("PAM_IMPORT_ROOTS")]
+PAM_RETRIEVAL_TIMEOUT_S = float(env("PAM_RETRIEVAL_TIMEOUT_S", "120"))
+PAM_TRIAGE_ENABLED = env_bool("PAM_TRIAGE_ENABLED", True)
+PAM_RICH_MIN_FACTS = int(env("PAM_RICH_MIN_FACTS", "50"))
+PAM_OAUTH_REDIRECT_URIS = env_list("PAM_OAUTH_REDIRECT_URIS")
+LLM_BASE_URL = env("LLM_BASE_URL")
+LLM_MODEL = env("LLM_MODEL")
+LLM_API_KEY = env("LLM_API_KEY")
+
+REDIS_URL = env("REDIS_URL")
+CELERY_BROKER_URL = env("CELERY_BROKER_URL")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework_simplejwt.token_blacklist",
+    "oauth2_provider",
+    "channels",
+    "memory",
+    "developer_api",
+    "oauth",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "pam.urls"
+WSGI_APPLICATION = "pam.wsgi.application"
+ASGI_APPLICATION = "pam.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env("DATABASE_URL", f"sqlite:///{PAM_DATA_DIR / 'pam.sqlite3'}"),
+        conn_max_age=int(env("DB_CONN_MAX_AGE", "60")),
+        conn_health_checks=True,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets the web server read while an import writes; IMMEDIATE avoids the
+    # "database is locked" upgrade deadlock between two writers.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient"},
+        }
+    }
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+else:
+    # Shared between processes through the database: never a per-process cache.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "pam_cache",
+        }
+    }
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Celery: without a broker every task runs in-process (same code path, no worker needed).
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_BROKER_URL = CELERY_BROKER_URL or "memory://"
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = "UTC"
+
+AUTH_USER_MODEL = "memory.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = PAM_DATA_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+MEDIA_ROOT = PAM_DATA_DIR / "uploads"
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The MCP view reads and limits its own body (PAM_MAX_REQUEST_BYTES answers 413).
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(PAM_MAX_REQUEST_BYTES, 2_621_440)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["developer_api.authentication.PamJWTAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "EXCEPTION_HANDLER": "developer_api.exception_handler.pam_exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+
+SIMPLE_JWT = {
+    "ACCESS_TOKEN_LIFETIME": timedelta(minutes=15),
+    "REFRESH_TOKEN_LIFETIME": timedelta(days=7),
+    "ROTATE_REFRESH_TOKENS": True,
+    "BLACKLIST_AFTER_ROTATION": True,
+    "UPDATE_LAST_LOGIN": False,
+    "ALGORITHM": "HS256",
+    "SIGNING_KEY": SECRET_KEY,
+    "AUDIENCE": "pam-developer-api",
+    "ISSUER": PAM_PUBLIC_BASE_URL,
+    "AUTH_HEADER_TYPES": ("Bearer",),
+    "USER_ID_FIELD": "id",
+    "USER_ID_CLAIM": "user_id",
+}
+
+OAUTH2_PROVIDER = {
+    "SCOPES": {"memory:read": "Read company memory", "memory:write": "Write agent memories"},
+    "DEFAULT_SCOPES": ["memory:read"],
+    "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
+    "REFRESH_TOKEN_EXPIRE_SECONDS": 30 * 24 * 3600,
+    "ROTATE_REFRESH_TOKEN": True,
+    "PKCE_REQUIRED": True,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

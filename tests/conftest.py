@@ -1,0 +1,149 @@
+"""Shared fixtures: real database rows built through our own services, never mocks."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from django.test import Client
+
+from developer_api.keys import api_key_rotate
+from memory.models import Workspace
+from memory.services import workspace_create
+
+SHARED = Path(os.environ.get("PAM_SHARED_DIR", Path(__file__).resolve().parents[2] / "shared"))
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_dir(settings: Any, tmp_path: Path) -> None:
+    """Each test writes indexes under its own directory."""
+    settings.PAM_DATA_DIR = tmp_path / "data"
+    settings.PAM_DATA_DIR.mkdir()
+    from memory.engine import index
+
+    index._loaded.clear()
+
+
+def load_schema(name: str) -> dict[str, Any]:
+    return json.loads((SHARED / "schemas" / name).read_text())
+
+
+@pytest.fixture
+def make_workspace(db: None) -> Callable[..., Workspace]:
+    counter = {"n": 0}
+
+    def make(slug: str | None = None, plan: str = "unlimited") -> Workspace:
+        counter["n"] += 1
+        slug = slug or f"ws{counter['n']}"
+        return workspace_create(
+            slug=slug, admin_email=f"admin@{slug}.example", admin_password="pw-123456789", plan_name=plan
+        )
+
+    return make
+
+
+@pytest.fixture
+def workspace(make_workspace: Callable[..., Workspace]) -> Workspace:
+    return make_workspace("acme")
+
+
+@pytest.fixture
+def agent_key(workspace: Workspace) -> str:
+    return api_key_rotate(workspace=workspace).api_key
+
+
+class Mcp:
+    """Posts JSON-RPC messages to /v1/mcp/memory through Django's test client."""
+
+    def __init__(self, client: Client, key: str | None) -> None:
+        self.client = client
+        self.key = key
+        self._id = 0
+
+    def post(self, body: Any, *, raw: bytes | None = None, headers: dict[str, str] | None = None, key: str | None = "default") -> Any:
+        hdrs = dict(headers or {})
+        use_key = self.key if key == "default" else key
+        if use_key is not None:
+            hdrs.setdefault("Authorization", use_key)
+        data = raw if raw is not None else json.dumps(body)
+        return self.client.post("/v1/mcp/memory", data=data, content_type="application/json", headers=hdrs)
+
+    def request(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        self._id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._id, "method": method}
+        if params is not None:
+            message["params"] = params
+        return self.post(message, **kwargs)
+
+    def call(self, arguments: Any, name: str = "retrieve_memory", **kwargs: Any) -> dict[str, Any]:
+        response = self.request("tools/call", {"name": name, "arguments": arguments}, **kwargs)
+        assert response.status_code == 200, response.content
+        return response.json()["result"]
+
+
+@pytest.fixture
+def mcp(client: Client, agent_key: str) -> Mcp:
+    return Mcp(client, agent_key)
+
+
+FIXTURE_CORPUS = {
+    "projects/meridian.md": """---
+title: Meridian Platform Rollout
+date: 2026-04-02
+---
+# Meridian Platform Rollout
+
+Platform Engineering owns the Meridian platform rollout through Q3.
+Dana Ortiz leads the Platform Engineering team.
+
+## Status
+- The Meridian rollout is at risk.
+- On 22 May the rollout was blocked by a delayed vendor sign-off and a staging capacity issue.
+""",
+    "clients/northwind.md": """---
+title: Client Profile - Northwind Retail
+date: 2026-03-01
+---
+# Client Profile - Northwind Retail
+
+Northwind Retail is a retail company and a Tier-1 client with ARR of $540,000.
+- Lena Park is the account owner for Northwind Retail.
+""",
+    "processes/refund-policy.md": """---
+title: Refund Policy
+date: 2025-11-01
+---
+# Refund Policy
+
+Customers may request a full refund within 30 days of purchase.
+Refunds above $5,000 need approval from the CFO.
+""",
+    "notes.txt": "Weekly notes\n\nThe office coffee machine was repaired on Monday.\n",
+    "diagram.png": "not really a png",
+}
+
+
+@pytest.fixture
+def corpus_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    for rel, text in FIXTURE_CORPUS.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.fixture
+def imported_workspace(workspace: Workspace, corpus_dir: Path) -> Workspace:
+    """The workspace with the fixture corpus imported through the real pipeline."""
+    from memory.models import Source
+    from memory.pipelines.sync import run_create, source_sync
+
+    source = Source.objects.create(workspace=workspace, name="corpus", kind="auto", location=str(corpus_dir))
+    run = source_sync(run_id=run_create(source=source).pk)
+    assert run.status == "completed", run.errors
+    return workspace
