@@ -16,6 +16,7 @@ from rest_framework_simplejwt.tokens import RefreshToken
 
 from developer_api.authentication import WorkspaceMember
 from developer_api.keys import api_key_revoke, api_key_rotate
+from memory.models import Workspace
 from memory.pipelines.readiness import readiness_get
 from pam.errors import PamError
 
@@ -71,12 +72,18 @@ class AuthRefreshApi(APIView):
 class WorkspaceApi(APIView):
     permission_classes = [IsAuthenticated, WorkspaceMember]
 
+    def workspace(self, request: Request) -> Workspace:
+        # WorkspaceMember has checked that the user belongs to an enabled workspace.
+        workspace = getattr(request.user, "workspace", None)
+        assert isinstance(workspace, Workspace)
+        return workspace
+
 
 class KeyRotateApi(WorkspaceApi):
     """POST /v1/dev/rotate-key: a new agent key, shown once; the old one is revoked at once."""
 
     def post(self, request: Request) -> Response:
-        issued = api_key_rotate(workspace=request.user.workspace)
+        issued = api_key_rotate(workspace=self.workspace(request))
         return Response(
             {
                 "api_key": issued.api_key,
@@ -90,7 +97,7 @@ class KeyRevokeApi(WorkspaceApi):
     """POST /v1/dev/revoke-key → {"revoked": true}, or 404 no_active_key."""
 
     def post(self, request: Request) -> Response:
-        if not api_key_revoke(workspace=request.user.workspace):
+        if not api_key_revoke(workspace=self.workspace(request)):
             raise PamError("no_active_key", "This workspace has no active agent key.")
         return Response({"revoked": True})
 
@@ -99,4 +106,4 @@ class ReadinessApi(WorkspaceApi):
     """GET /v1/dev/readiness (SPEC §3.1)."""
 
     def get(self, request: Request) -> Response:
-        return Response(readiness_get(workspace=request.user.workspace).as_dict())
+        return Response(readiness_get(workspace=self.workspace(request)).as_dict())

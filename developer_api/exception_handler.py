@@ -63,7 +63,7 @@ def pam_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         return error_response("rate_limited", str(exc.detail), 429)
     if isinstance(exc, DatabaseError):
         return error_response("unavailable", "A backing service is unavailable; retry later.")
-    response = exception_handler(exc, context)
-    if response is not None:
-        return error_response("invalid_request", str(getattr(exc, "detail", exc)), response.status_code)
+    fallback = exception_handler(exc, context)
+    if fallback is not None:
+        return error_response("invalid_request", str(getattr(exc, "detail", exc)), fallback.status_code)
     return None

@@ -185,6 +185,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = PAM_DATA_DIR / "staticfiles"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns when it is missing
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

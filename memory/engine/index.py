@@ -29,7 +29,7 @@ from memory.engine.text import term_set, terms
 from memory.engine.tokens import estimate_tokens
 from memory.models import Fact, IndexVersion, Section, Workspace
 
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2
 
 
 def _schema() -> tantivy.Schema:
@@ -44,6 +44,7 @@ def _schema() -> tantivy.Schema:
     builder.add_text_field("statement", stored=True, index_option="basic", tokenizer_name="raw")
     builder.add_text_field("source_document", stored=True, tokenizer_name="raw")
     builder.add_text_field("effective_date", stored=True, tokenizer_name="raw")
+    builder.add_text_field("entities", stored=True, tokenizer_name="raw")  # "label|type" each
     return builder.build()
 
 
@@ -75,6 +76,12 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
             "title_terms": sorted(term_set(section.tree_path.split(" > ", 1)[-1])),
             "facts": 0,
         }
+    labels: dict[int, list[str]] = {}
+    links = Fact.entities.through.objects.filter(fact__workspace=workspace).values_list(
+        "fact_id", "entity__label", "entity__type"
+    )
+    for fact_id, label, etype in links.iterator(chunk_size=10000):
+        labels.setdefault(fact_id, []).append(f"{label}|{etype}")
     count = 0
     rows = (
         Fact.objects.filter(workspace=workspace, section__isnull=False)
@@ -110,6 +117,7 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
                 statement=statement,
                 source_document=doc_path,
                 effective_date=eff.isoformat() if eff else "",
+                entities=labels.get(fid, []),
             )
         )
         count += 1

@@ -11,6 +11,7 @@ it returns no filler facts and its coverage says `none` or `minimal`.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ FACT_FLOOR = 0.34
 HISTORY_WEIGHT = 0.35
 EXCERPT_CHARS = 700
 ROOT = "Company Context"
+FOCUS_WEIGHT = 1.6
+HOP_PARENTS = 3
 
 
 @dataclass
@@ -57,11 +60,24 @@ def _check(deadline: float | None) -> None:
         raise RetrievalTimeout()
 
 
+# Years and quarters: a question about "Q3 2024" is not answered by a fact about Q1 2026.
+_PERIOD = re.compile(r"(?:19|20)\d\d|q[1-4]|h[12]|fy\d\d(?:\d\d)?")
+_FOCUS = re.compile(r"\b(?:how\s+many|how\s+much|which|what)\s+([\w-]+)", re.IGNORECASE)
+
+
+def focus_terms(prompt: str) -> set[str]:
+    """The word naming what is asked for ("how many *seats*", "which *firm*"): a fact that
+    lacks it does not answer the question, whatever else it matches."""
+    match = _FOCUS.search(prompt)
+    return set(terms(match.group(1))) if match else set()
+
+
 def _query_terms(index: LoadedIndex, prompt: str, rewritten: str) -> list[_QueryTerm]:
     own = terms(prompt)
+    focus = focus_terms(prompt)
     weights: dict[str, float] = {}
     for term in own:
-        weights[term] = 1.0
+        weights[term] = FOCUS_WEIGHT if term in focus else 1.0
     if rewritten != prompt:
         for term in terms(rewritten):
             weights.setdefault(term, HISTORY_WEIGHT)
@@ -146,10 +162,17 @@ def retrieve(
 
     scored: list[tuple[float, float, dict[str, Any]]] = []  # (rank, relevance, doc)
     max_bm25 = max((score for score, _ in raw), default=1.0) or 1.0
+    focus = focus_terms(prompt)
+    qualifiers = {q.term for q in query if q.weight >= 1.0 and _PERIOD.fullmatch(q.term)}
     for bm25, doc in raw:
         fact_terms = set(_first(doc, "terms", "").split())
         context_terms = set(_first(doc, "context", "").split())
         relevance = _coverage(query, fact_terms, context_terms)
+        known = fact_terms | context_terms
+        if qualifiers - known:
+            relevance *= 0.6  # "Q3 2024" asked, another period or figure found
+        if focus and not any(t in known or known & synonyms(t) for t in focus):
+            relevance *= 0.7  # "how many seats" asked, the fact says nothing of seats
         if _first(doc, "superseded", 0):
             relevance *= 0.85  # a newer statement about the same subject exists
         rank = 0.7 * relevance + 0.3 * (bm25 / max_bm25)
@@ -214,6 +237,9 @@ def retrieve(
         if len(facts) >= MAX_FACTS:
             break
     _check(deadline)
+    facts.sort(key=lambda f: -f.relevance_score)  # stable: rank order breaks ties
+    facts = _second_hop(index, query, facts, prompt, seen_statements)
+    _check(deadline)
 
     # Only sections that hold returned facts, or whose titles matched, are reported as targeted.
     fact_sections = {index.sections[s]["tree_path"] for s in targeted if s in index.sections}
@@ -248,6 +274,98 @@ def retrieve(
         coverage_assessment=coverage,
         sections_searched=sorted(fact_sections),
     )
+
+
+def _second_hop(
+    index: LoadedIndex, query: list[_QueryTerm], facts: list[FactHit], prompt: str, seen: set[str]
+) -> list[FactHit]:
+    """Multi-hop: follow the entities the best facts name but the prompt does not ("the DRI
+    of Project Harbor" → Casimir Oyelaran → whom he reports to) and add, right after each
+    parent fact, the best fact about that entity that also matches the question."""
+    if not facts:
+        return facts
+    lowered = prompt.lower()
+    out: list[FactHit] = []
+    added = 0
+    for position, parent in enumerate(facts):
+        out.append(parent)
+        if position >= HOP_PARENTS or parent.relevance_score < 0.4 or added >= 2:
+            continue
+        labels, parent_terms = _bridges(index, parent.fact_id, lowered)
+        # What the parent fact leaves unanswered is what the hop must bring.
+        remaining = [
+            q for q in query
+            if q.weight >= 1.0 and q.term not in parent_terms and not parent_terms & synonyms(q.term)
+        ]
+        if not remaining:
+            continue
+        for label in labels:
+            label_terms = terms(label)
+            if not label_terms:
+                continue
+            hop_query = [_QueryTerm(t, 1.0, index.idf(t)) for t in label_terms] + [
+                _QueryTerm(q.term, 1.0, q.idf) for q in remaining if q.term not in label_terms
+            ]
+            must = [
+                (tantivy.Occur.Must, tantivy.Query.term_query(index.index.schema, "terms", t)) for t in label_terms
+            ]
+            should = [
+                (tantivy.Occur.Should, tantivy.Query.term_query(index.index.schema, "terms", term))
+                for q in hop_query[len(label_terms) :]
+                for term in (q.term, *synonyms(q.term))
+            ]
+            hits = index.searcher.search(tantivy.Query.boolean_query(must + should), 10).hits
+            best: tuple[float, dict[str, Any]] | None = None
+            for _, address in hits:
+                candidate = index.searcher.doc(address).to_dict()
+                statement = _first(candidate, "statement", "")
+                if statement.strip().lower() in seen:
+                    continue
+                own_terms = set(_first(candidate, "terms", "").split())
+                # It must add something the question asked beyond naming the entity.
+                if not any(q.term in own_terms or own_terms & synonyms(q.term) for q in remaining):
+                    continue
+                cov = _coverage(hop_query, own_terms, set(_first(candidate, "context", "").split()))
+                if best is None or cov > best[0]:
+                    best = (cov, candidate)
+            if best is None or best[0] < 0.55:
+                continue
+            cov, candidate = best
+            statement = _first(candidate, "statement", "")
+            seen.add(statement.strip().lower())
+            section = index.sections.get(int(_first(candidate, "section_id", 0)), {})
+            out.append(
+                FactHit(
+                    statement=statement,
+                    relevance_score=round(min(parent.relevance_score, cov) * 0.9, 2),
+                    source_path=section.get("file_path", "company_context/general/general.md"),
+                    section=section.get("title", ""),
+                    tree_path=section.get("tree_path", ROOT),
+                    source_document=_first(candidate, "source_document", ""),
+                    effective_date=_first(candidate, "effective_date", "") or None,
+                    fact_id=int(_first(candidate, "fact_id", 0)),
+                    document_id=int(_first(candidate, "document_id", 0)),
+                    position=int(_first(candidate, "position", 0)),
+                    superseded=bool(_first(candidate, "superseded", 0)),
+                )
+            )
+            added += 1
+            break
+    return out[:MAX_FACTS]
+
+
+def _bridges(index: LoadedIndex, fact_id: int, prompt_lower: str) -> tuple[list[str], set[str]]:
+    """Entities the fact names that the prompt does not, and the fact's own terms."""
+    hits = index.searcher.search(tantivy.Query.term_query(index.index.schema, "fact_id", fact_id), 1).hits
+    if not hits:
+        return [], set()
+    doc = index.searcher.doc(hits[0][1]).to_dict()
+    labels = []
+    for value in doc.get("entities") or []:
+        label, _, etype = value.rpartition("|")
+        if etype in ("person", "team", "organization", "project") and label.lower() not in prompt_lower:
+            labels.append(label)
+    return labels, set(_first(doc, "terms", "").split())
 
 
 def _assess(facts: list[FactHit]) -> str:

@@ -77,8 +77,8 @@ def tree_rebuild(*, workspace: Workspace) -> int:
         .values_list("section_id", "heading_path", "statement", "document__path", "effective_date")
     )
     by_section: dict[int, list[tuple[str, str, str, str]]] = defaultdict(list)
-    for sid, heading, statement, doc_path, eff in facts.iterator(chunk_size=5000):
-        by_section[sid].append((heading, statement, doc_path, eff.isoformat() if eff else ""))
+    for sid, heading, statement, doc_path, effective in facts.iterator(chunk_size=5000):
+        by_section[sid].append((heading, statement, doc_path, effective.isoformat() if effective else ""))
     with transaction.atomic():
         topics = Section.objects.filter(workspace=workspace, parent__isnull=False)
         for section in topics:

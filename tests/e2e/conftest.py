@@ -1,0 +1,101 @@
+"""A real PAM server in a subprocess (gunicorn, the production HTTP stack) for end-to-end tests.
+
+It gets its own data directory and its own database: a fresh SQLite file in the embedded run,
+a throwaway PostgreSQL database when DATABASE_URL points at PostgreSQL (the service run).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class LiveServer:
+    url: str
+    env: dict[str, str]
+
+    def manage(self, *args: str) -> str:
+        result = subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=REPO, env=self.env, capture_output=True, text=True, timeout=300
+        )
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+
+@pytest.fixture(scope="session")
+def live_server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    data_dir = tmp_path_factory.mktemp("e2e-data")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["PAM_DATA_DIR"] = str(data_dir)
+    port = _free_port()
+    env["PAM_PUBLIC_BASE_URL"] = f"http://127.0.0.1:{port}"
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    database_url = os.environ.get("DATABASE_URL", "")
+    dropped: str | None = None
+    if database_url.startswith(("postgres://", "postgresql://")):
+        import psycopg
+
+        name = f"pam_e2e_{uuid.uuid4().hex[:8]}"
+        parts = urlsplit(database_url)
+        with psycopg.connect(database_url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        env["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{name}"))
+        dropped = name
+    else:
+        env.pop("DATABASE_URL", None)
+
+    server = LiveServer(url=f"http://127.0.0.1:{port}", env=env)
+    server.manage("migrate", "--noinput", "-v", "0")
+    server.manage("setup_demo")
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "gunicorn", "pam.wsgi:application",
+            "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4",
+            "--worker-class", "gthread", "--log-level", "warning",
+        ],
+        cwd=REPO,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if process.poll() is not None:
+                    raise RuntimeError("the server exited during start-up")
+                time.sleep(0.2)
+        else:
+            raise RuntimeError("the server did not start")
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        if dropped:
+            import psycopg
+
+            with psycopg.connect(database_url, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{dropped}" WITH (FORCE)')
