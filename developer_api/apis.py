@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import authenticate
+from django.core.exceptions import ObjectDoesNotExist
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -59,7 +60,11 @@ class AuthRefreshApi(APIView):
         if not isinstance(request.data, dict) or not isinstance(request.data.get("refresh"), str):
             raise PamError("invalid_request", "refresh: this field is required and must be a string.")
         serializer = TokenRefreshSerializer(data={"refresh": request.data["refresh"]})
-        serializer.is_valid(raise_exception=True)  # TokenError → 401 invalid_token
+        try:
+            serializer.is_valid(raise_exception=True)  # TokenError → 401 invalid_token
+        except ObjectDoesNotExist as exc:
+            # simplejwt looks the user up unguarded: a deleted user's token is just invalid.
+            raise PamError("invalid_token", "The refresh token is invalid or revoked.") from exc
         return Response(
             {
                 "access": serializer.validated_data["access"],

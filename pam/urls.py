@@ -23,6 +23,23 @@ def json_not_found(request: HttpRequest, exception: Any = None) -> HttpResponse:
     return page_not_found(request, exception)
 
 
+def json_bad_request(request: HttpRequest, exception: Any = None) -> HttpResponse:
+    # Also answers a Host outside ALLOWED_HOSTS (DisallowedHost): JSON on the API surfaces.
+    if request.path.startswith("/v1/"):
+        if request.path.startswith("/v1/mcp/"):
+            body: dict[str, Any] = {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32600, "message": "Bad Request"},
+            }
+        else:
+            body = {"error_code": "invalid_request", "error_message": "Bad Request."}
+        return JsonResponse(body, status=400)
+    from django.views.defaults import bad_request
+
+    return bad_request(request, exception)
+
+
 def json_server_error(request: HttpRequest) -> HttpResponse:
     if request.path.startswith("/v1/"):
         return JsonResponse(
@@ -33,5 +50,6 @@ def json_server_error(request: HttpRequest) -> HttpResponse:
     return server_error(request)
 
 
+handler400 = json_bad_request
 handler404 = json_not_found
 handler500 = json_server_error

@@ -110,6 +110,23 @@ def _first(doc: dict[str, Any], field: str, default: Any = None) -> Any:
     return values[0] if values else default
 
 
+def _fact_hit(index: LoadedIndex, doc: dict[str, Any], relevance: float) -> FactHit:
+    section = index.sections.get(int(_first(doc, "section_id", 0)), {})
+    return FactHit(
+        statement=_first(doc, "statement", ""),
+        relevance_score=round(min(1.0, relevance), 2),
+        source_path=section.get("file_path", "company_context/general/general.md"),
+        section=section.get("title", ""),
+        tree_path=section.get("tree_path", ROOT),
+        source_document=_first(doc, "source_document", ""),
+        effective_date=_first(doc, "effective_date", "") or None,
+        fact_id=int(_first(doc, "fact_id", 0)),
+        document_id=int(_first(doc, "document_id", 0)),
+        position=int(_first(doc, "position", 0)),
+        superseded=bool(_first(doc, "superseded", 0)),
+    )
+
+
 def _coverage(query: list[_QueryTerm], fact_terms: set[str], context_terms: set[str]) -> float:
     total = sum(q.weight * q.idf for q in query)
     if total <= 0:
@@ -218,22 +235,7 @@ def retrieve(
         if norm in seen_statements:
             continue
         seen_statements.add(norm)
-        section = index.sections.get(int(_first(doc, "section_id", 0)), {})
-        facts.append(
-            FactHit(
-                statement=statement,
-                relevance_score=round(min(1.0, relevance), 2),
-                source_path=section.get("file_path", "company_context/general/general.md"),
-                section=section.get("title", ""),
-                tree_path=section.get("tree_path", ROOT),
-                source_document=_first(doc, "source_document", ""),
-                effective_date=_first(doc, "effective_date", "") or None,
-                fact_id=int(_first(doc, "fact_id", 0)),
-                document_id=int(_first(doc, "document_id", 0)),
-                position=int(_first(doc, "position", 0)),
-                superseded=bool(_first(doc, "superseded", 0)),
-            )
-        )
+        facts.append(_fact_hit(index, doc, relevance))
         if len(facts) >= MAX_FACTS:
             break
     _check(deadline)
@@ -333,22 +335,7 @@ def _second_hop(
             cov, candidate = best
             statement = _first(candidate, "statement", "")
             seen.add(statement.strip().lower())
-            section = index.sections.get(int(_first(candidate, "section_id", 0)), {})
-            out.append(
-                FactHit(
-                    statement=statement,
-                    relevance_score=round(min(parent.relevance_score, cov) * 0.9, 2),
-                    source_path=section.get("file_path", "company_context/general/general.md"),
-                    section=section.get("title", ""),
-                    tree_path=section.get("tree_path", ROOT),
-                    source_document=_first(candidate, "source_document", ""),
-                    effective_date=_first(candidate, "effective_date", "") or None,
-                    fact_id=int(_first(candidate, "fact_id", 0)),
-                    document_id=int(_first(candidate, "document_id", 0)),
-                    position=int(_first(candidate, "position", 0)),
-                    superseded=bool(_first(candidate, "superseded", 0)),
-                )
-            )
+            out.append(_fact_hit(index, candidate, min(parent.relevance_score, cov) * 0.9))
             added += 1
             break
     return out[:MAX_FACTS]

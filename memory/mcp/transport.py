@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
@@ -81,7 +82,11 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     authorization = request.headers.get("Authorization", "")
     if not authorization.strip():
         return _unauthorized("Missing credentials: send Authorization: pam_mkey_<key> or a Bearer token.")
-    credential = credential_from_header(authorization)
+    try:
+        credential = credential_from_header(authorization)
+    except DatabaseError:
+        logger.warning("credential lookup failed: the database is unavailable")
+        return _json(jsonrpc_error(None, INTERNAL_ERROR, "Service unavailable: retry later"), 503)
     if credential is None:
         return _unauthorized("The key or token is unknown, revoked or expired.")
 

@@ -33,6 +33,13 @@ _CLIENT = re.compile(
     r"^((?:[A-Z][\w&']*\s?){1,4}?)\s+(?:is|has been)\s+(?:a|an)\s+(?:[\w-]+\s+){0,6}?"
     r"(?:company|customer|client|group|chain|operator|manufacturer|utility|firm|network|provider|practice)\b"
 )
+# A role that names a kind of organisation ("a retail company") makes its subject an
+# organisation, not a person.
+_ORG_WORDS = re.compile(
+    r"\b(company|customer|client|group|chain|operator|manufacturer|utility|firm|network|provider|"
+    r"practice|vendor|supplier|partner|agency|organi[sz]ation|business|startup)$",
+    re.IGNORECASE,
+)
 _DECIDED = re.compile(rf"{PERSON}\s+(?:decided|approved|chose|signed off)")
 _NOT_NAMES = {
     "The", "This", "That", "Our", "Each", "Every", "All", "Phase", "Project", "Head", "Team",
@@ -105,7 +112,12 @@ def extract(statement: str, *, client_document: bool = False) -> tuple[list[Enti
     if role:
         person = _person(role.group(1))
         title = role.group(2).strip()
-        if person and len(title.split()) <= 8 and not title.lower().startswith(("list", "quarterly", "single")):
+        if (
+            person
+            and len(title.split()) <= 8
+            and not title.lower().startswith(("list", "quarterly", "single"))
+            and not _ORG_WORDS.search(title)
+        ):
             person.properties["role"] = title
             keep(person)
     for match in _REPORTS.finditer(statement):

@@ -94,8 +94,6 @@ def _block_lines(text: str) -> Iterator[tuple[str, str]]:
         elif line.lstrip().startswith("|"):
             yield "table", line
         elif line.strip():
-            if line.startswith(("  ", "\t")) and paragraph == [] and False:
-                continue
             paragraph.append(line.strip().lstrip(">").strip())
     if paragraph:
         yield "para", " ".join(paragraph)
@@ -128,6 +126,8 @@ def statements(title: str, text: str, fmt: str = "markdown") -> list[Statement]:
     if fmt != "markdown":
         for block in re.split(r"\n\s*\n", text):
             block = re.sub(r"\s+", " ", block).strip()
+            if block == title.strip():
+                continue  # the title line is the document's name, not a statement
             for sentence in split_sentences(block):
                 add(sentence)
         return out
@@ -136,9 +136,8 @@ def statements(title: str, text: str, fmt: str = "markdown") -> list[Statement]:
         if kind.startswith("h"):
             level = int(kind[1:])
             name = clean_inline(value)
-            if level == 1 and name.strip().lower() == title.strip().lower():
-                headings = []
-                continue
+            if level == 1 and not headings:
+                continue  # the document's own title heading
             headings = [h for h in headings if h[0] < level] + [(level, name)]
             table_header = None
         elif kind == "bullet":

@@ -43,6 +43,24 @@ class SourceKind(Protocol):
     def iter_documents(self, root: Path, *, max_bytes: int) -> Iterator[Item]: ...
 
 
+class FileKind:
+    """A kind that reads single files of some extensions; folders are walked for it."""
+
+    name = ""
+    extensions: tuple[str, ...] = ()
+
+    def handles(self, path: Path) -> bool:
+        return path.suffix.lower() in self.extensions
+
+    def iter_documents(self, root: Path, *, max_bytes: int) -> Iterator[Item]:
+        from memory.sources.folder import walk
+
+        yield from walk(root, max_bytes=max_bytes, kinds=[self])
+
+    def parse(self, relpath: str, data: bytes) -> Item:
+        raise NotImplementedError
+
+
 _DATE_IN_NAME = re.compile(r"(20\d\d|19\d\d)-(\d\d)-(\d\d)")
 _DATE_LINE = re.compile(r"^\s*(?:\*\*)?date(?:\*\*)?\s*:\s*(?:\*\*)?\s*(\d{4}-\d\d-\d\d)", re.IGNORECASE | re.MULTILINE)
 

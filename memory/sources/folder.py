@@ -66,9 +66,6 @@ class FolderKind:
         yield from walk(root, max_bytes=max_bytes)
 
 
-KINDS = {"auto": FolderKind, "folder": FolderKind}
-
-
 def kind_for(name: str) -> Any:
     from memory.sources.markdown import MarkdownKind
     from memory.sources.text import TextKind

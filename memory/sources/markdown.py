@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
 from memory.sources.base import (
+    FileKind,
     Item,
     RawDocument,
     Skipped,
@@ -43,16 +43,9 @@ def parse(relpath: str, data: bytes) -> Item:
     return RawDocument(path=relpath, title=title[:500], text=text, doc_date=doc_date, fmt="markdown", metadata=safe_meta)
 
 
-class MarkdownKind:
+class MarkdownKind(FileKind):
     name = "markdown"
-
-    def handles(self, path: Path) -> bool:
-        return path.suffix.lower() in EXTENSIONS
-
-    def iter_documents(self, root: Path, *, max_bytes: int) -> Iterator[Item]:
-        from memory.sources.folder import walk
-
-        yield from walk(root, max_bytes=max_bytes, kinds=[self])
+    extensions = EXTENSIONS
 
     def parse(self, relpath: str, data: bytes) -> Item:
         return parse(relpath, data)

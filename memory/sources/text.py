@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Iterator
-
-from memory.sources.base import Item, RawDocument, Skipped, date_from_text_or_name, decode, title_from_name
+from memory.sources.base import FileKind, Item, RawDocument, Skipped, date_from_text_or_name, decode, title_from_name
 
 EXTENSIONS = (".txt", ".text")
 
@@ -21,16 +18,9 @@ def parse(relpath: str, data: bytes) -> Item:
     )
 
 
-class TextKind:
+class TextKind(FileKind):
     name = "text"
-
-    def handles(self, path: Path) -> bool:
-        return path.suffix.lower() in EXTENSIONS
-
-    def iter_documents(self, root: Path, *, max_bytes: int) -> Iterator[Item]:
-        from memory.sources.folder import walk
-
-        yield from walk(root, max_bytes=max_bytes, kinds=[self])
+    extensions = EXTENSIONS
 
     def parse(self, relpath: str, data: bytes) -> Item:
         return parse(relpath, data)
