@@ -17,7 +17,16 @@ from rest_framework_simplejwt.tokens import RefreshToken
 
 from developer_api.authentication import WorkspaceMember
 from developer_api.keys import api_key_revoke, api_key_rotate
-from memory.models import Workspace
+from memory.models import PipelineRun, Source, Workspace
+from memory.selectors import run_list, source_get, source_list
+from memory.services import (
+    run_enqueue,
+    source_create_for_items,
+    source_create_from_path,
+    source_create_from_upload,
+    source_delete,
+    source_items_push,
+)
 from memory.pipelines.readiness import readiness_get
 from pam.errors import PamError
 
@@ -112,3 +121,152 @@ class ReadinessApi(WorkspaceApi):
 
     def get(self, request: Request) -> Response:
         return Response(readiness_get(workspace=self.workspace(request)).as_dict())
+
+
+# --- sources and pipeline runs (SPEC §7) ---------------------------------------------------
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value else None
+
+
+def source_json(source: Source) -> dict[str, Any]:
+    return {
+        "id": source.pk,
+        "name": source.name,
+        "kind": source.kind,
+        "status": source.status,
+        "created_at": _iso(source.created_at),
+        "last_synced_at": _iso(source.last_synced_at),
+        "document_count": source.documents.count(),
+        "fact_count": source.facts.count(),
+    }
+
+
+def run_json(run: PipelineRun) -> dict[str, Any]:
+    return {
+        "id": run.pk,
+        "source_id": run.source_id,
+        "status": run.status,
+        "stage": run.stage,
+        "progress": {"done": run.progress_done, "total": run.progress_total},
+        "errors": run.errors,
+        "started_at": _iso(run.started_at),
+        "finished_at": _iso(run.finished_at),
+    }
+
+
+class SourceListApi(WorkspaceApi):
+    """GET /v1/dev/sources → {items}; POST a multipart `file` (optional `name`, `kind`) or JSON
+    {"kind", "name", "path"} (a path inside PAM_IMPORT_ROOTS) → 201 source, with a queued run;
+    JSON {"kind": "items", "name"} → 201 a source fed by POST /v1/dev/sources/{id}/items."""
+
+    class PathInput(serializers.Serializer):
+        path = serializers.CharField(max_length=1000, required=False)
+        kind = serializers.CharField(max_length=32, required=False, default="auto")
+        name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+    class UploadInput(serializers.Serializer):
+        file = serializers.FileField()
+        kind = serializers.CharField(max_length=32, required=False, default="auto")
+        name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+    def get(self, request: Request) -> Response:
+        return Response({"items": [source_json(s) for s in source_list(workspace=self.workspace(request))]})
+
+    def post(self, request: Request) -> Response:
+        workspace = self.workspace(request)
+        if request.content_type and request.content_type.startswith("multipart/"):
+            upload = self.UploadInput(data=request.data)
+            upload.is_valid(raise_exception=True)
+            source = source_create_from_upload(
+                workspace=workspace,
+                upload=upload.validated_data["file"],
+                kind=upload.validated_data["kind"],
+                name=upload.validated_data["name"],
+            )
+        else:
+            if not isinstance(request.data, dict):
+                raise PamError("invalid_request", "body: expected a JSON object or a multipart upload.")
+            data = self.PathInput(data=request.data)
+            data.is_valid(raise_exception=True)
+            if data.validated_data["kind"] == "items":
+                # A source that receives items over POST /v1/dev/sources/{id}/items.
+                source = source_create_for_items(workspace=workspace, name=data.validated_data["name"])
+                return Response(source_json(source), status=201)
+            if "path" not in data.validated_data:
+                raise PamError("invalid_request", "path: this field is required (or upload a file).")
+            source = source_create_from_path(
+                workspace=workspace,
+                path=data.validated_data["path"],
+                kind=data.validated_data["kind"],
+                name=data.validated_data["name"],
+            )
+        run_enqueue(source=source)
+        source.refresh_from_db()
+        return Response(source_json(source), status=201)
+
+
+class SourceDetailApi(WorkspaceApi):
+    """GET /v1/dev/sources/{id} · DELETE /v1/dev/sources/{id} (and everything derived from it)."""
+
+    def get(self, request: Request, source_id: int) -> Response:
+        return Response(source_json(source_get(workspace=self.workspace(request), source_id=source_id)))
+
+    def delete(self, request: Request, source_id: int) -> Response:
+        source_delete(source=source_get(workspace=self.workspace(request), source_id=source_id))
+        return Response(status=204)
+
+
+class SourceSyncApi(WorkspaceApi):
+    """POST /v1/dev/sources/{id}/sync → 202 {run_id}."""
+
+    def post(self, request: Request, source_id: int) -> Response:
+        run = run_enqueue(source=source_get(workspace=self.workspace(request), source_id=source_id))
+        return Response({"run_id": run.pk}, status=202)
+
+
+class SourceItemsApi(WorkspaceApi):
+    """POST /v1/dev/sources/{id}/items {"items": [...]} → 202 {run_id}; same external_id = update."""
+
+    class Item(serializers.Serializer):
+        external_id = serializers.CharField(max_length=500)
+        title = serializers.CharField(max_length=500)
+        text = serializers.CharField(max_length=1_000_000, trim_whitespace=False)
+        created_at = serializers.DateTimeField(required=False)
+        author = serializers.CharField(max_length=200, required=False)
+        url = serializers.URLField(max_length=2000, required=False)
+        metadata = serializers.DictField(required=False)
+
+    class Input(serializers.Serializer):
+        items = serializers.ListField(min_length=1, max_length=1000)
+
+    def post(self, request: Request, source_id: int) -> Response:
+        source = source_get(workspace=self.workspace(request), source_id=source_id)
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        items = []
+        for position, raw in enumerate(data.validated_data["items"]):
+            if not isinstance(raw, dict):
+                raise PamError("invalid_request", f"items[{position}]: must be an object.")
+            item = self.Item(data=raw)
+            if not item.is_valid():
+                field, problems = next(iter(item.errors.items()))
+                raise PamError("invalid_request", f"items[{position}].{field}: {problems[0]}")
+            items.append(dict(item.validated_data))
+        run = source_items_push(source=source, items=items)
+        return Response({"run_id": run.pk}, status=202)
+
+
+class PipelineRunListApi(WorkspaceApi):
+    """GET /v1/dev/pipeline-runs[?source=ID] → {items}, newest first."""
+
+    def get(self, request: Request) -> Response:
+        workspace = self.workspace(request)
+        raw = request.query_params.get("source")
+        source_id = None
+        if raw is not None:
+            if not raw.isdigit():
+                raise PamError("invalid_request", "source: must be a source id.")
+            source_id = source_get(workspace=workspace, source_id=int(raw)).pk
+        return Response({"items": [run_json(r) for r in run_list(workspace=workspace, source_id=source_id)]})

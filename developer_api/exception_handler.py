@@ -23,6 +23,7 @@ STATUS_BY_CODE = {
     "method_not_allowed": 405,
     "unsupported_media_type": 415,
     "unavailable": 503,
+    "payload_too_large": 413,
 }
 
 

@@ -11,4 +11,9 @@ dev_urlpatterns = [
     path("readiness", apis.ReadinessApi.as_view(), name="dev-readiness"),
     path("rotate-key", apis.KeyRotateApi.as_view(), name="dev-rotate-key"),
     path("revoke-key", apis.KeyRevokeApi.as_view(), name="dev-revoke-key"),
+    path("sources", apis.SourceListApi.as_view(), name="dev-sources"),
+    path("sources/<int:source_id>", apis.SourceDetailApi.as_view(), name="dev-source"),
+    path("sources/<int:source_id>/sync", apis.SourceSyncApi.as_view(), name="dev-source-sync"),
+    path("sources/<int:source_id>/items", apis.SourceItemsApi.as_view(), name="dev-source-items"),
+    path("pipeline-runs", apis.PipelineRunListApi.as_view(), name="dev-pipeline-runs"),
 ]

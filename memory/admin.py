@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.utils.html import format_html
 
 from memory.models import Document, Entity, Fact, IndexVersion, PipelineRun, Section, Source, User, Workspace
 
@@ -51,6 +52,13 @@ class SectionAdmin(admin.ModelAdmin):
     list_display = ["tree_path", "file_path", "fact_count", "workspace"]
     search_fields = ["tree_path"]
     list_select_related = ["workspace"]
+    list_filter = ["workspace"]
+    readonly_fields = ["tree_path", "file_path", "fact_count", "context_markdown"]
+    exclude = ["markdown"]
+
+    @admin.display(description="Context markdown")
+    def context_markdown(self, obj: Section) -> str:
+        return format_html("<pre style='white-space: pre-wrap'>{}</pre>", obj.markdown)
 
 
 @admin.register(Fact)

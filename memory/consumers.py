@@ -6,9 +6,7 @@ from typing import Any
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-
-def pipeline_group(workspace_id: int) -> str:
-    return f"workspace_{workspace_id}_pipeline"
+from memory.pipelines.progress import pipeline_group
 
 
 class PipelineProgressConsumer(AsyncJsonWebsocketConsumer):

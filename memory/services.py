@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
 from developer_api.models import Plan
-from memory.models import User, Workspace
+from memory.models import Entity, IndexVersion, PipelineRun, Source, User, Workspace
 from pam.errors import PamError
 
 
@@ -26,3 +33,111 @@ def workspace_create(
         workspace = Workspace.objects.create(slug=slug, name=name or slug, plan=plan)
         User.objects.create_user(email, admin_password, workspace=workspace, is_staff=True)
     return workspace
+
+
+# --- sources -------------------------------------------------------------------------------
+
+
+def _uploads_dir(workspace: Workspace) -> Path:
+    return Path(settings.PAM_DATA_DIR) / "uploads" / f"ws_{workspace.pk}"
+
+
+def run_enqueue(*, source: Source) -> PipelineRun:
+    """A queued run for the source, handed to Celery after the transaction commits; a run
+    already queued is returned instead of queueing a second one."""
+    from memory.tasks import sync_source_task
+
+    with transaction.atomic():
+        Source.objects.select_for_update().filter(pk=source.pk).first()
+        # A queued run will read everything there is when it starts: reuse it. A running one
+        # may have read the source already, so a new run is queued behind it (it starts when
+        # the running one ends: runs of one source never overlap).
+        queued = PipelineRun.objects.filter(source=source, status=PipelineRun.Status.QUEUED).first()
+        if queued is not None:
+            return queued
+        run = PipelineRun.objects.create(workspace=source.workspace, source=source)
+        transaction.on_commit(lambda: sync_source_task.delay(run.pk))
+    return run
+
+
+def source_create_from_path(*, workspace: Workspace, path: str, kind: str = "auto", name: str = "") -> Source:
+    """A server-side folder or file source; over REST only inside PAM_IMPORT_ROOTS."""
+    resolved = Path(path).expanduser().resolve()
+    roots = [Path(r) for r in settings.PAM_IMPORT_ROOTS]
+    if not any(resolved == root or root in resolved.parents for root in roots):
+        raise PamError("invalid_request", "path: must be inside one of the folders of PAM_IMPORT_ROOTS.")
+    if not resolved.exists():
+        raise PamError("invalid_request", "path: does not exist on the server.")
+    _check_kind(kind)
+    source, _ = Source.objects.get_or_create(
+        workspace=workspace, location=str(resolved), defaults={"name": (name or resolved.name)[:200], "kind": kind}
+    )
+    return source
+
+
+def source_create_from_upload(*, workspace: Workspace, upload: UploadedFile, kind: str = "auto", name: str = "") -> Source:
+    """Store an uploaded file (or archive) under PAM_DATA_DIR/uploads and make it a source."""
+    _check_kind(kind)
+    if upload.size is not None and upload.size > settings.PAM_MAX_UPLOAD_BYTES:
+        raise PamError("payload_too_large", f"file: larger than {settings.PAM_MAX_UPLOAD_BYTES} bytes.")
+    filename = Path(upload.name or "upload").name.replace("\x00", "") or "upload"
+    folder = _uploads_dir(workspace) / uuid.uuid4().hex
+    folder.mkdir(parents=True)
+    target = folder / filename
+    written = 0
+    with target.open("wb") as out:
+        for chunk in upload.chunks():
+            written += len(chunk)
+            if written > settings.PAM_MAX_UPLOAD_BYTES:
+                out.close()
+                shutil.rmtree(folder, ignore_errors=True)
+                raise PamError("payload_too_large", f"file: larger than {settings.PAM_MAX_UPLOAD_BYTES} bytes.")
+            out.write(chunk)
+    return Source.objects.create(
+        workspace=workspace, name=(name or filename)[:200], kind=kind, location=str(folder), config={"upload": True}
+    )
+
+
+def source_create_for_items(*, workspace: Workspace, name: str) -> Source:
+    folder = _uploads_dir(workspace) / f"items-{uuid.uuid4().hex}"
+    folder.mkdir(parents=True)
+    return Source.objects.create(
+        workspace=workspace, name=(name or "Pushed items")[:200], kind="items", location=str(folder)
+    )
+
+
+def source_items_push(*, source: Source, items: list[dict[str, Any]]) -> PipelineRun:
+    """Write pushed items (same external_id = update) and queue a sync."""
+    from memory.sources.push import item_write
+
+    if source.kind != "items":
+        raise PamError("invalid_request", "items: this source does not accept pushed items (kind is not 'items').")
+    folder = Path(source.location)
+    for item in items:
+        item_write(folder, item)
+    return run_enqueue(source=source)
+
+
+def source_delete(*, source: Source) -> None:
+    """Delete a source and everything derived from it, then republish the memory without it."""
+    from memory.engine.index import index_publish
+    from memory.pipelines.tree import tree_rebuild
+
+    workspace = source.workspace
+    location = Path(source.location)
+    uploads = _uploads_dir(workspace)
+    with transaction.atomic():
+        source.delete()  # documents, facts, relationships and runs cascade
+        Entity.objects.filter(workspace=workspace, facts__isnull=True, outgoing__isnull=True, incoming__isnull=True).delete()
+    if uploads in location.parents:
+        shutil.rmtree(location, ignore_errors=True)
+    tree_rebuild(workspace=workspace)
+    if IndexVersion.objects.filter(workspace=workspace, status=IndexVersion.Status.PUBLISHED).exists():
+        index_publish(workspace=workspace)
+
+
+def _check_kind(kind: str) -> None:
+    from memory.sources.folder import kind_names
+
+    if kind not in kind_names():
+        raise PamError("invalid_request", f"kind: unknown source kind {kind!r} (known: {', '.join(kind_names())}).")

@@ -172,6 +172,16 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
+PAM_RESYNC_INTERVAL_MINUTES = int(env("PAM_RESYNC_INTERVAL_MINUTES", "60"))
+PAM_PIPELINE_LEASE_SECONDS = int(env("PAM_PIPELINE_LEASE_SECONDS", "300"))
+CELERY_BEAT_SCHEDULE = {
+    # A worker that died leaves a run whose lease expires within 5 minutes; check every minute.
+    "reap-stale-runs": {"task": "memory.tasks.reap_stale_runs_task", "schedule": 60.0},
+    "resync-sources": {
+        "task": "memory.tasks.resync_sources_task",
+        "schedule": max(1, PAM_RESYNC_INTERVAL_MINUTES) * 60.0,
+    },
+}
 
 AUTH_USER_MODEL = "memory.User"
 AUTH_PASSWORD_VALIDATORS = [

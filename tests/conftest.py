@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from pathlib import Path
@@ -14,6 +15,7 @@ from developer_api.keys import api_key_rotate
 from memory.models import Workspace
 from memory.services import workspace_create
 
+PLANS = importlib.import_module("developer_api.migrations.0003_plans_and_cache_table").PLANS
 SHARED = Path(os.environ.get("PAM_SHARED_DIR", Path(__file__).resolve().parents[2] / "shared"))
 REPO = Path(__file__).resolve().parents[1]
 
@@ -28,6 +30,16 @@ def _isolated_data_dir(settings: Any, tmp_path: Path) -> None:
     index._loaded.clear()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_redis(settings: Any) -> None:
+    """Redis is not rolled back with the database: start every test with an empty cache DB
+    (session histories are keyed by workspace id, which another test may have used)."""
+    if settings.REDIS_URL:
+        from django.core.cache import cache
+
+        cache.clear()
+
+
 def load_schema(name: str) -> dict[str, Any]:
     return json.loads((SHARED / "schemas" / name).read_text())
 
@@ -37,6 +49,11 @@ def make_workspace(db: None) -> Callable[..., Workspace]:
     counter = {"n": 0}
 
     def make(slug: str | None = None, plan: str = "unlimited") -> Workspace:
+        # Transactional tests flush the tables, taking the plans the migrations created.
+        from developer_api.models import Plan
+
+        for row in PLANS:
+            Plan.objects.get_or_create(name=row["name"], defaults=row)
         counter["n"] += 1
         slug = slug or f"ws{counter['n']}"
         return workspace_create(

@@ -62,7 +62,7 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     index = tantivy.Index(_schema(), path=str(tmp))
-    writer = index.writer(heap_size=128_000_000, num_threads=1)
+    writer = index.writer(heap_size=64_000_000, num_threads=1)  # bounds indexing memory
     sections: dict[int, dict[str, Any]] = {}
     for section in Section.objects.filter(workspace=workspace, parent__isnull=False).only(
         "id", "title", "tree_path", "file_path", "markdown"

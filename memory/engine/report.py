@@ -28,6 +28,8 @@ def render_report(prompt: str, retrieval: Retrieval) -> str:
         lines += ["", "## Relevant Facts", ""]
         for fact in retrieval.facts:
             dated = f", {fact.effective_date}" if fact.effective_date else ""
+            if fact.superseded:
+                dated += "; superseded by a newer statement"
             lines.append(
                 f"- [{round(fact.relevance_score * 100)}%] **{fact.statement}** "
                 f"(source: {fact.section}{dated})"

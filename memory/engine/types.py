@@ -58,6 +58,7 @@ class FactHit:
             "source_document": self.source_document,
             "effective_date": self.effective_date,
             "fact_id": self.fact_id,
+            "superseded": self.superseded,
         }
 
 

@@ -65,6 +65,8 @@ class PipelineRun(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # A run holds a lease that its worker renews; an expired lease means the worker died.
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)  # claims so far; the reaper gives up at 3
+    queued_at = models.DateTimeField(default=timezone.now)  # last time a task was sent for it
 
     class Meta:
         ordering = ["-id"]

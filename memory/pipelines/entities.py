@@ -40,6 +40,15 @@ _ORG_WORDS = re.compile(
     r"practice|vendor|supplier|partner|agency|organi[sz]ation|business|startup)$",
     re.IGNORECASE,
 )
+# A person's role names a job: "the CFO", "Head of Data", "a Senior Customer Success Manager".
+_JOB_TITLE = re.compile(
+    r"\b(ceo|cto|cfo|coo|cmo|ciso|vp|svp|evp|president|founder|co-founder|head|lead|leader|"
+    r"manager|director|engineer|developer|analyst|designer|officer|controller|specialist|"
+    r"coordinator|architect|scientist|dri|owner|member|recruiter|representative|consultant|"
+    r"intern|administrator|counsel|sponsor|partner|chair|secretary|accountant|researcher|"
+    r"strategist|advisor|adviser|executive|associate|assistant|principal|champion|buyer)s?\b",
+    re.IGNORECASE,
+)
 _DECIDED = re.compile(rf"{PERSON}\s+(?:decided|approved|chose|signed off)")
 _NOT_NAMES = {
     "The", "This", "That", "Our", "Each", "Every", "All", "Phase", "Project", "Head", "Team",
@@ -117,6 +126,7 @@ def extract(statement: str, *, client_document: bool = False) -> tuple[list[Enti
             and len(title.split()) <= 8
             and not title.lower().startswith(("list", "quarterly", "single"))
             and not _ORG_WORDS.search(title)
+            and _JOB_TITLE.search(title)
         ):
             person.properties["role"] = title
             keep(person)

@@ -8,11 +8,13 @@ Atlas") is prefixed with its heading, so every fact reads on its own.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 from typing import Iterator
 
 from memory.engine.text import term_set
+from memory.sources.base import Message
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
@@ -31,6 +33,26 @@ class Statement:
     text: str
     heading_path: str  # "Title > Section > Subsection"
     position: int
+    effective_date: dt.date | None = None  # overrides the document's date (message time)
+    author: str = ""  # who said it (chat and mail)
+
+
+def message_statements(title: str, messages: list[Message]) -> list[Statement]:
+    """One statement per message, naming its author and keeping its time: "Ana Ruiz: ship it
+    Friday" (a long message is split into sentences, each keeping the author)."""
+    out: list[Statement] = []
+    for message in messages:
+        text = clean_inline(message.text)
+        if len(text) < MIN_CHARS or not re.search(r"[A-Za-z]", text):
+            continue
+        path = f"{title} > {message.thread}" if message.thread else title
+        when = message.sent_at.date() if message.sent_at else None
+        for sentence in split_sentences(text) if len(text) > 300 else [text]:
+            if len(sentence) > MAX_CHARS:
+                sentence = sentence[: MAX_CHARS - 1].rsplit(" ", 1)[0] + "…"
+            statement = f"{message.author}: {sentence}" if message.author else sentence
+            out.append(Statement(statement, path, len(out), when, message.author))
+    return out
 
 
 def clean_inline(text: str) -> str:

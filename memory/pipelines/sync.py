@@ -11,48 +11,96 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Callable
 
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from memory.engine.index import index_publish
 from memory.models import Document, Entity, Fact, PipelineRun, Relationship, Source, Workspace
 from memory.pipelines import entities as entity_extraction
-from memory.pipelines.extract import statements
+from memory.pipelines.extract import MAX_CHARS, Statement, message_statements, statements
+from memory.pipelines.llm import LlmError, llm_enabled, llm_extract
+from memory.pipelines.progress import progress_publish
+from memory.pipelines.supersede import supersession_update
 from memory.pipelines.tree import area_for, ensure_section, topic_for, tree_rebuild
 from memory.sources.base import RawDocument, Skipped
 from memory.sources.folder import kind_for
 
 logger = logging.getLogger(__name__)
 
-LEASE = timedelta(minutes=5)
+MAX_ATTEMPTS = 3
+STALE_QUEUED = timedelta(minutes=10)
 Progress = Callable[[PipelineRun], None]
+
+
+class LeaseLost(Exception):
+    """Another worker owns this run now (the reaper judged this one dead)."""
+
+
+class TransientError(Exception):
+    """A backing service failed mid-run; the task retries the run from the start."""
 
 
 def run_create(*, source: Source) -> PipelineRun:
     return PipelineRun.objects.create(workspace=source.workspace, source=source)
 
 
-def _claim(run_id: int) -> bool:
-    """Conditional UPDATE: only one worker moves a queued run to running."""
+def _lease() -> timedelta:
+    # A run's worker renews its lease at every progress save (every 10 documents and every
+    # stage); PAM_PIPELINE_LEASE_SECONDS (default 300) must comfortably exceed that interval.
+    return timedelta(seconds=settings.PAM_PIPELINE_LEASE_SECONDS)
+
+
+def _claim(run_id: int) -> int | None:
+    """Conditional UPDATE: only one worker moves a queued run to running. Returns the attempt
+    number that fences this worker's later writes, or None when the run is not queued."""
     now = timezone.now()
-    return bool(
-        PipelineRun.objects.filter(id=run_id, status=PipelineRun.Status.QUEUED).update(
-            status=PipelineRun.Status.RUNNING, stage="fetch", started_at=now, lease_expires_at=now + LEASE
+    with transaction.atomic():
+        row = (
+            PipelineRun.objects.select_for_update()
+            .filter(id=run_id, status=PipelineRun.Status.QUEUED)
+            .values("attempts", "source_id")
+            .first()
         )
-    )
+        if row is None:
+            return None
+        busy = PipelineRun.objects.filter(
+            source_id=row["source_id"], status=PipelineRun.Status.RUNNING, lease_expires_at__gt=now
+        ).exists()
+        if busy:
+            return None  # runs of one source never overlap: the running one dispatches this
+        attempt = row["attempts"] + 1
+        PipelineRun.objects.filter(id=run_id).update(
+            status=PipelineRun.Status.RUNNING,
+            stage="fetch",
+            started_at=now,
+            lease_expires_at=now + _lease(),
+            attempts=attempt,
+            finished_at=None,
+        )
+    return attempt
 
 
 def _save_progress(run: PipelineRun, progress: Progress | None, **fields: object) -> None:
+    """Persist progress and renew the lease (the heartbeat); fenced by the attempt number so a
+    worker the reaper gave up on can no longer write."""
     for name, value in fields.items():
         setattr(run, name, value)
-    run.lease_expires_at = timezone.now() + LEASE
-    run.save(update_fields=[*fields.keys(), "lease_expires_at", "errors", "skipped"])
+    run.lease_expires_at = timezone.now() + _lease()
+    values = {
+        name: getattr(run, name) for name in [*fields.keys(), "lease_expires_at", "errors", "skipped", "llm_calls"]
+    }
+    updated = PipelineRun.objects.filter(
+        id=run.pk, attempts=run.attempts, status=PipelineRun.Status.RUNNING
+    ).update(**values)
+    if not updated:
+        raise LeaseLost(f"run {run.pk} attempt {run.attempts} lost its lease")
+    progress_publish(run)
     if progress:
         progress(run)
 
@@ -79,13 +127,34 @@ def _entity_index(workspace: Workspace) -> dict[str, Entity]:
     return {e.key: e for e in Entity.objects.filter(workspace=workspace)}
 
 
-def _store_document(source: Source, raw: RawDocument, digest: str, known: dict[str, Entity]) -> int:
-    """Replace the document's facts with freshly extracted ones; returns the fact count."""
+def _llm_statements(raw: RawDocument, run: PipelineRun) -> list[Statement] | None:
+    """The optional LLM extractor; None (use the local one) when it fails."""
+    run.llm_calls += 1
+    try:
+        found = llm_extract(raw.title, raw.text)
+    except LlmError as exc:
+        run.errors.append({"document": raw.path, "message": f"{exc}; used the local extractor"})
+        return None
+    return [Statement(text[:MAX_CHARS], raw.title, position) for position, text in enumerate(found)]
+
+
+def _store_document(
+    source: Source, raw: RawDocument, digest: str, known: dict[str, Entity], run: PipelineRun | None = None
+) -> int:
+    """Replace the document's facts with freshly extracted ones; returns the document id."""
     workspace = source.workspace
     area = area_for(raw.path, raw.title)
     section = ensure_section(workspace, area, topic_for(raw.title))
     client_doc = area == "Relationships"
     now = timezone.now()
+    # Extract before the transaction: a slow extractor (the optional LLM) never holds a lock.
+    found: list[Statement] | None = None
+    if raw.messages is not None:
+        found = message_statements(raw.title, raw.messages)
+    elif llm_enabled() and run is not None:
+        found = _llm_statements(raw, run)
+    if found is None:
+        found = statements(raw.title, raw.text, raw.fmt)
     with transaction.atomic():
         document, created = Document.objects.update_or_create(
             source=source,
@@ -102,7 +171,6 @@ def _store_document(source: Source, raw: RawDocument, digest: str, known: dict[s
         )
         if not created:
             Fact.objects.filter(document=document).delete()
-        found = statements(raw.title, raw.text, raw.fmt)
         facts = Fact.objects.bulk_create(
             [
                 Fact(
@@ -113,16 +181,26 @@ def _store_document(source: Source, raw: RawDocument, digest: str, known: dict[s
                     statement=s.text,
                     heading_path=s.heading_path[:1000],
                     position=s.position,
-                    effective_date=raw.doc_date,
+                    effective_date=s.effective_date or raw.doc_date,
                 )
                 for s in found
             ]
         )
         links = []
-        for fact in facts:
+        for fact, found_statement in zip(facts, found):
             ents, rels = entity_extraction.extract(fact.statement, client_document=client_doc)
+            author = found_statement.author.strip()
+            if author and "@" not in author and len(author.split()) >= 2:
+                # The sender of a message is a person: the same key as in documents, so one
+                # person in Slack, mail and documents is one entity.
+                ents.append(entity_extraction.EntityFound(author, "person"))
             keys = set()
             for ent in ents:
+                if ent.type == "person" and any(
+                    key.endswith(":" + entity_extraction.normalise(ent.label)) and not key.startswith("person:")
+                    for key in known
+                ):
+                    continue  # already known as an organisation, team or project
                 entity = known.get(ent.key)
                 if entity is None:
                     entity, _ = Entity.objects.get_or_create(
@@ -148,17 +226,21 @@ def _store_document(source: Source, raw: RawDocument, digest: str, known: dict[s
             keys |= entity_extraction.mentions(fact.statement, labels)
             links += [Fact.entities.through(fact_id=fact.pk, entity_id=known[k].pk) for k in keys]
         Fact.entities.through.objects.bulk_create(links, ignore_conflicts=True)
-    return len(facts)
+    return document.pk
 
 
-def source_sync(*, run_id: int, progress: Progress | None = None) -> PipelineRun:
-    """Run one queued sync to the end; a run already claimed elsewhere is left alone."""
-    if not _claim(run_id):
-        return PipelineRun.objects.get(id=run_id)
-    run = PipelineRun.objects.select_related("source__workspace").get(id=run_id)
+def source_sync(*, run_id: int, progress: Progress | None = None) -> PipelineRun | None:
+    """Run one queued sync to the end; a run not queued (claimed elsewhere, finished) is left
+    alone. Every stage is safe to run twice: documents are matched by content hash, the tree
+    is rebuilt from rows and a publication is a new complete version."""
+    attempt = _claim(run_id)
+    run = PipelineRun.objects.select_related("source__workspace").filter(id=run_id).first()
+    if attempt is None or run is None:
+        return run  # not queued (claimed, finished, waiting for a running one) or deleted
     source = run.source
     workspace = source.workspace
     Source.objects.filter(pk=source.pk).update(status=Source.Status.SYNCING)
+    run.errors, run.skipped = [], []
     try:
         root = Path(source.location)
         if not root.exists():
@@ -168,6 +250,7 @@ def source_sync(*, run_id: int, progress: Progress | None = None) -> PipelineRun
         known = _entity_index(workspace)
         seen: set[str] = set()
         existing = dict(Document.objects.filter(source=source).values_list("path", "content_hash"))
+        changed: list[int] = []
         done = 0
         for item in kind.iter_documents(root, max_bytes=settings.PAM_MAX_UPLOAD_BYTES):
             done += 1
@@ -181,16 +264,19 @@ def source_sync(*, run_id: int, progress: Progress | None = None) -> PipelineRun
                 digest = content_hash(item)
                 if existing.get(item.path) != digest:
                     try:
-                        _store_document(source, item, digest, known)
+                        changed.append(_store_document(source, item, digest, known, run))
+                    except (OperationalError, InterfaceError):
+                        raise
                     except Exception as exc:  # one bad document never fails the run
                         logger.exception("document %s failed", item.path)
                         run.errors.append({"document": item.path, "message": f"{type(exc).__name__}: {exc}"[:500]})
             if done % 10 == 0 or done == run.progress_total:
-                _save_progress(run, progress, progress_done=min(done, max(run.progress_total, done)))
+                _save_progress(run, progress, progress_done=done, progress_total=max(done, run.progress_total))
         removed = set(existing) - seen
         if removed:
             Document.objects.filter(source=source, path__in=removed).delete()
         _save_progress(run, progress, stage="tree", progress_done=done, progress_total=max(done, run.progress_total))
+        supersession_update(workspace=workspace, document_ids=changed)
         tree_rebuild(workspace=workspace)
         # Entities no fact or relationship refers to any more.
         Entity.objects.filter(workspace=workspace, facts__isnull=True).exclude(
@@ -201,9 +287,59 @@ def source_sync(*, run_id: int, progress: Progress | None = None) -> PipelineRun
         now = timezone.now()
         _save_progress(run, progress, stage="done", status=PipelineRun.Status.COMPLETED, finished_at=now)
         Source.objects.filter(pk=source.pk).update(status=Source.Status.READY, last_synced_at=now)
+    except LeaseLost:
+        logger.warning("run %s: another worker took over; this one stops", run_id)
+    except (OperationalError, InterfaceError) as exc:
+        # The database (or its connection) failed: hand the run back to the queue so the
+        # task's retry, or the reaper, runs it again from the start.
+        logger.warning("run %s hit a transient error: %s", run_id, exc)
+        PipelineRun.objects.filter(id=run_id, attempts=attempt).update(status=PipelineRun.Status.QUEUED)
+        raise TransientError(str(exc)) from exc
     except Exception as exc:
         logger.exception("sync of source %s failed", source.pk)
         run.errors.append({"document": "", "message": f"{type(exc).__name__}: {exc}"[:500]})
-        _save_progress(run, progress, status=PipelineRun.Status.FAILED, finished_at=timezone.now())
-        Source.objects.filter(pk=source.pk).update(status=Source.Status.FAILED)
+        try:
+            _save_progress(run, progress, status=PipelineRun.Status.FAILED, finished_at=timezone.now())
+            Source.objects.filter(pk=source.pk).update(status=Source.Status.FAILED)
+        except LeaseLost:
+            pass
+    _dispatch_next(source)
     return run
+
+
+def _dispatch_next(source: Source) -> None:
+    """Start the run queued behind the one that just ended (see run_enqueue)."""
+    from memory.tasks import sync_source_task
+
+    waiting = PipelineRun.objects.filter(source=source, status=PipelineRun.Status.QUEUED).order_by("id").first()
+    if waiting is not None:
+        transaction.on_commit(lambda: sync_source_task.delay(waiting.pk))
+
+
+def runs_reap(*, now: datetime | None = None) -> dict[str, int]:
+    """Find runs whose worker died (lease expired) and queue them again, or fail them after
+    MAX_ATTEMPTS; re-send queued runs whose task message was lost. Returns counts."""
+    from memory.tasks import sync_source_task
+
+    now = now or timezone.now()
+    counts = {"resumed": 0, "failed": 0, "resent": 0}
+    for run in PipelineRun.objects.filter(status=PipelineRun.Status.RUNNING, lease_expires_at__lt=now):
+        if run.attempts >= MAX_ATTEMPTS:
+            errors = [*run.errors, {"document": "", "message": f"the worker died {run.attempts} times; giving up"}]
+            if PipelineRun.objects.filter(id=run.pk, attempts=run.attempts, status=PipelineRun.Status.RUNNING).update(
+                status=PipelineRun.Status.FAILED, finished_at=now, errors=errors
+            ):
+                Source.objects.filter(pk=run.source_id).update(status=Source.Status.FAILED)
+                counts["failed"] += 1
+            continue
+        if PipelineRun.objects.filter(id=run.pk, attempts=run.attempts, status=PipelineRun.Status.RUNNING).update(
+            status=PipelineRun.Status.QUEUED, stage="queued", queued_at=now
+        ):
+            sync_source_task.delay(run.pk)
+            counts["resumed"] += 1
+    stale = PipelineRun.objects.filter(status=PipelineRun.Status.QUEUED, queued_at__lt=now - STALE_QUEUED)
+    for run_id in stale.values_list("id", flat=True):
+        if PipelineRun.objects.filter(id=run_id, status=PipelineRun.Status.QUEUED).update(queued_at=now):
+            sync_source_task.delay(run_id)  # claiming is conditional: a duplicate is harmless
+            counts["resent"] += 1
+    return counts

@@ -8,8 +8,6 @@ source document and date; it is also the `source_path` that facts report.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-
 from django.db import transaction
 
 from memory.models import Fact, Section, Workspace
@@ -69,34 +67,50 @@ def ensure_section(workspace: Workspace, area: str, topic: str) -> Section:
     return section
 
 
+def _section_markdown(section: Section, rows: list[tuple[str, str, str, str]]) -> str:
+    lines = [f"# {section.title}", "", f"*{section.tree_path}*", ""]
+    current = None
+    for heading, statement, doc_path, eff in rows:
+        group = heading.split(" > ", 1)[-1] if " > " in heading else heading
+        if group != current:
+            lines += ["", f"## {group}", ""] if current is not None or group else []
+            current = group
+        lines.append(f"- {statement} (source: {doc_path}{', ' + eff if eff else ''})")
+    return "\n".join(lines).strip() + "\n"
+
+
 def tree_rebuild(*, workspace: Workspace) -> int:
-    """Write every topic's context markdown and counts; drop sections left without facts."""
+    """Write every topic's context markdown and counts; drop sections left without facts.
+
+    Streams the facts in section order and holds one section's rows at a time, so memory
+    stays flat however large the workspace grows."""
     facts = (
         Fact.objects.filter(workspace=workspace, section__isnull=False)
         .order_by("section_id", "document_id", "position")
         .values_list("section_id", "heading_path", "statement", "document__path", "effective_date")
     )
-    by_section: dict[int, list[tuple[str, str, str, str]]] = defaultdict(list)
-    for sid, heading, statement, doc_path, effective in facts.iterator(chunk_size=5000):
-        by_section[sid].append((heading, statement, doc_path, effective.isoformat() if effective else ""))
     with transaction.atomic():
-        topics = Section.objects.filter(workspace=workspace, parent__isnull=False)
-        for section in topics:
-            rows = by_section.get(section.pk, [])
-            if not rows:
-                section.delete()
-                continue
-            lines = [f"# {section.title}", "", f"*{section.tree_path}*", ""]
-            current = None
-            for heading, statement, doc_path, eff in rows:
-                group = heading.split(" > ", 1)[-1] if " > " in heading else heading
-                if group != current:
-                    lines += ["", f"## {group}", ""] if current is not None or group else []
-                    current = group
-                lines.append(f"- {statement} (source: {doc_path}{', ' + eff if eff else ''})")
-            section.markdown = "\n".join(lines).strip() + "\n"
+        topics = {s.pk: s for s in Section.objects.filter(workspace=workspace, parent__isnull=False)}
+        written: set[int] = set()
+
+        def flush(sid: int | None, rows: list[tuple[str, str, str, str]]) -> None:
+            section = topics.get(sid) if sid is not None else None
+            if section is None or not rows:
+                return
+            section.markdown = _section_markdown(section, rows)
             section.fact_count = len(rows)
             section.save(update_fields=["markdown", "fact_count"])
+            written.add(section.pk)
+
+        current: int | None = None
+        rows: list[tuple[str, str, str, str]] = []
+        for sid, heading, statement, doc_path, effective in facts.iterator(chunk_size=5000):
+            if sid != current:
+                flush(current, rows)
+                current, rows = sid, []
+            rows.append((heading, statement, doc_path, effective.isoformat() if effective else ""))
+        flush(current, rows)
+        Section.objects.filter(pk__in=set(topics) - written).delete()
         for area in Section.objects.filter(workspace=workspace, parent__isnull=True):
             children = list(area.children.order_by("title").values_list("title", "file_path", "fact_count"))
             if not children:
@@ -107,4 +121,4 @@ def tree_rebuild(*, workspace: Workspace) -> int:
             ) + "\n"
             area.fact_count = sum(n for _, _, n in children)
             area.save(update_fields=["markdown", "fact_count"])
-    return len(by_section)
+    return len(written)

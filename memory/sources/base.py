@@ -16,13 +16,24 @@ MAX_FILE_BYTES_DEFAULT = 52_428_800
 
 
 @dataclass
+class Message:
+    """One message of a chat or mail document: it becomes one fact, keeping who and when."""
+
+    text: str
+    author: str = ""
+    sent_at: dt.datetime | None = None
+    thread: str = ""  # the thread or conversation it belongs to, when known
+
+
+@dataclass
 class RawDocument:
     path: str  # inside the source, POSIX separators ("docs/refund-policy.md")
     title: str
-    text: str  # the body (markdown or plain text)
+    text: str  # the body (markdown or plain text); for messages, their text joined
     doc_date: dt.date | None = None
-    fmt: str = "markdown"  # "markdown" | "text"
+    fmt: str = "markdown"  # "markdown" | "text" | "messages"
     metadata: dict[str, Any] = field(default_factory=dict)
+    messages: list[Message] | None = None  # chat/mail: one statement per message
 
 
 @dataclass
@@ -59,6 +70,16 @@ class FileKind:
 
     def parse(self, relpath: str, data: bytes) -> Item:
         raise NotImplementedError
+
+    def iter_file(self, path: Path, relpath: str, *, max_bytes: int) -> Iterator[Item]:
+        """The documents of one file that `walk` has already checked (size, symlink, empty).
+        One file is one document, except for containers (an mbox, a zip) that override this."""
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            yield Skipped(relpath, f"could not be read: {exc.strerror or exc}", error=True)
+            return
+        yield parse_guarded(self, relpath, data)
 
 
 _DATE_IN_NAME = re.compile(r"(20\d\d|19\d\d)-(\d\d)-(\d\d)")
@@ -112,3 +133,64 @@ def title_from_name(relpath: str) -> str:
     stem = Path(relpath).stem
     stem = _DATE_IN_NAME.sub("", stem).strip("-_ ")
     return re.sub(r"[-_]+", " ", stem).strip().capitalize() or Path(relpath).name
+
+
+# --- helpers shared by the document and message kinds ------------------------------------
+
+_MONTH_DATE = re.compile(
+    r"\b(?:(\d{1,2})\s+)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+(?:(\d{1,2}),?\s+)?(\d{4})\b",
+    re.IGNORECASE,
+)
+_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
+
+
+def date_from_words(text: str) -> dt.date | None:
+    """A date written out the way exports print them: "2025-03-03", "March 3, 2025",
+    "Mar 03, 2025" (Notion properties, Confluence "last modified on"), "3 March 2025"."""
+    found = parse_date(text)
+    if found:
+        return found
+    match = _MONTH_DATE.search(text)
+    if not match or bool(match.group(1)) == bool(match.group(3)):
+        return None
+    day = int(match.group(1) or match.group(3))
+    try:
+        return dt.date(int(match.group(4)), _MONTHS[match.group(2)[:3].lower()], day)
+    except ValueError:
+        return None
+
+
+def to_utc(value: dt.datetime) -> dt.datetime:
+    """An aware UTC time; a time without a zone (a mail header with none) is taken as UTC."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=dt.timezone.utc)
+    return value.astimezone(dt.timezone.utc)
+
+
+def messages_text(messages: list[Message]) -> str:
+    """The text of a message document, "author: text" per line (what its content hash covers)."""
+    lines = []
+    for message in messages:
+        body = " ".join(message.text.split())
+        lines.append(f"{message.author}: {body}" if message.author else body)
+    return "\n".join(lines)
+
+
+def record_line(pairs: list[tuple[str, str]]) -> str:
+    """One record (a CSV row, a JSON object) as a bullet: "- Column: value; Column: value"."""
+    cells = []
+    for key, value in pairs:
+        value = " ".join(str(value).split())
+        if value:
+            cells.append(f"{' '.join(str(key).split())}: {value}" if key else value)
+    return f"- {'; '.join(cells)}" if cells else ""
+
+
+def parse_guarded(kind: Any, relpath: str, data: bytes) -> Item:
+    """`kind.parse`, with a parser bug on odd input costing that one document, never the run:
+    third-party parsers raise far more exception types than they document."""
+    try:
+        item: Item = kind.parse(relpath, data)
+        return item
+    except Exception as exc:  # noqa: BLE001 - the one place that turns any failure into a per-document error
+        return Skipped(relpath, f"could not be parsed ({type(exc).__name__}: {exc})"[:300], error=True)

@@ -53,8 +53,15 @@ class Command(BaseCommand):
             bar.set_description(current.stage)
             bar.refresh()
 
-        run = source_sync(run_id=run.pk, progress=progress)
+        finished = source_sync(run_id=run.pk, progress=progress)
         bar.close()
+        if finished is None:
+            raise CommandError("The run disappeared (its source was deleted meanwhile).")
+        if finished.status == PipelineRun.Status.QUEUED:
+            raise CommandError(
+                f"Another sync of this source is running; run {finished.pk} is queued and starts when it ends."
+            )
+        run = finished
         verb = "Imported" if created else "Re-synced"
         for skipped in run.skipped:
             self.stdout.write(f"skipped {skipped['document']}: {skipped['reason']}")

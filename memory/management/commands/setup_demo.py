@@ -76,7 +76,7 @@ class Command(BaseCommand):
             run = source_sync(run_id=run_create(source=source).pk)
             self.stdout.write(
                 f"Imported the demo company: {source.documents.count()} documents, "
-                f"{source.facts.count()} facts ({run.status})."
+                f"{source.facts.count()} facts ({run.status if run else 'not run'})."
             )
 
         url = f"{settings.PAM_PUBLIC_BASE_URL}/v1/mcp/memory"

@@ -1,0 +1,67 @@
+"""The `csv` kind: one "Column: value; Column: value" bullet per row, under the header row."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Callable
+
+from memory.models import Fact, PipelineRun
+from tests.memory.sources.conftest import documents, errors, read
+
+ROSTER = """Name,Team,Role,Start date
+Ana Ruiz,Platform Engineering,Team lead,2023-04-01
+Bo Chen,Data,"Analyst, senior",2024-09-15
+,,,
+Cleo Park,Support,,2025-01-06
+"""
+
+
+def test_each_row_is_a_bullet_naming_its_columns(tmp_path: Path) -> None:
+    (tmp_path / "2025-02-01-team-roster.csv").write_text(ROSTER)
+
+    doc = documents(read("csv", tmp_path))["2025-02-01-team-roster.csv"]
+
+    assert doc.title == "Team roster"
+    assert doc.doc_date == dt.date(2025, 2, 1)
+    assert doc.fmt == "markdown"
+    assert doc.text.splitlines() == [
+        "# Team roster",
+        "",
+        "- Name: Ana Ruiz; Team: Platform Engineering; Role: Team lead; Start date: 2023-04-01",
+        "- Name: Bo Chen; Team: Data; Role: Analyst, senior; Start date: 2024-09-15",
+        "- Name: Cleo Park; Team: Support; Start date: 2025-01-06",
+    ]
+    assert doc.metadata == {"columns": "Name, Team, Role, Start date", "rows": "3"}
+
+
+def test_semicolons_tabs_and_latin_1_are_read(tmp_path: Path) -> None:
+    (tmp_path / "prices.csv").write_bytes("Produkt;Preis\nKäse;4,50 €\n".encode("cp1252"))
+    (tmp_path / "vendors.tsv").write_text("Vendor\tOwner\nGlobex\tLena Park\n")
+
+    docs = documents(read("csv", tmp_path))
+
+    assert "- Produkt: Käse; Preis: 4,50 €" in docs["prices.csv"].text
+    assert "- Vendor: Globex; Owner: Lena Park" in docs["vendors.tsv"].text
+
+
+def test_binary_junk_and_empty_files_are_errors_and_the_rest_comes_through(tmp_path: Path) -> None:
+    (tmp_path / "roster.csv").write_text(ROSTER)
+    (tmp_path / "junk.csv").write_bytes(bytes(range(256)) * 8)
+    (tmp_path / "empty.csv").write_bytes(b"")
+
+    items = read("csv", tmp_path)
+
+    assert set(documents(items)) == {"roster.csv"}
+    assert set(errors(items)) == {"junk.csv", "empty.csv"}
+
+
+def test_it_works_end_to_end(tmp_path: Path, sync: Callable[..., PipelineRun]) -> None:
+    (tmp_path / "team-roster.csv").write_text(ROSTER)
+
+    run = sync(tmp_path, kind="csv")
+
+    assert run.status == PipelineRun.Status.COMPLETED, run.errors
+    row = Fact.objects.get(statement__contains="Name: Ana Ruiz; Team: Platform Engineering")
+    assert row.heading_path == "Team roster"
+    assert row.document.path == "team-roster.csv"
