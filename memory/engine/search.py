@@ -409,11 +409,17 @@ def _graph(
     rels = (
         Relationship.objects.filter(workspace=workspace, subject_id__in=ids, target_id__in=ids)
         .select_related("subject", "target")
-        .order_by("id")[:8]
+        .order_by("-id")[:40]
     )
-    relationships = [
-        RelationshipHit(r.subject.label, r.type, r.target.label, r.properties or {}) for r in rels
-    ]
+    # One row per mention (each keeps its fact as provenance); report each relation once,
+    # the newest mention's properties winning.
+    relationships: list[RelationshipHit] = []
+    seen_relations: set[tuple[int, str, int]] = set()
+    for r in rels:
+        key = (r.subject_id, r.type, r.target_id)
+        if key not in seen_relations and len(relationships) < 8:
+            seen_relations.add(key)
+            relationships.append(RelationshipHit(r.subject.label, r.type, r.target.label, r.properties or {}))
     return entities, relationships
 
 

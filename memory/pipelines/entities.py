@@ -20,6 +20,7 @@ _ROLE_SUBJECT = re.compile(
 )
 _REPORTS = re.compile(rf"{PERSON}\s+(?:now\s+)?reports?\s+(?:directly\s+)?to\s+{PERSON}")
 _REPORTS_PRONOUN = re.compile(rf"\b(?:he|she|they)\s+(?:now\s+)?reports?\s+(?:directly\s+)?to\s+{PERSON}")
+_AND_REPORTS = re.compile(rf"\band\s+(?:now\s+)?reports?\s+(?:directly\s+)?to\s+(?:the\s+\w+\s+)?{PERSON}")
 _LEADS_TEAM = re.compile(rf"{PERSON}\s+(?:leads|heads|manages|runs)\s+the\s+((?:[A-Z][\w&]*\s?)+?)\s+team")
 _MEMBER = re.compile(rf"{PERSON}\s+(?:is|works)\s+(?:a|an|on|in)\s+(?:[a-z]+\s+){{0,3}}(?:on|in|of)\s+the\s+((?:[A-Z][\w&]*\s?)+?)\s+team")
 _TEAM = re.compile(r"\b(?:the\s+)?((?:[A-Z][\w&]*\s){1,3})team\b")
@@ -49,6 +50,7 @@ _JOB_TITLE = re.compile(
     r"strategist|advisor|adviser|executive|associate|assistant|principal|champion|buyer)s?\b",
     re.IGNORECASE,
 )
+_DECIDED_BY = re.compile(rf"\b((?:ADR|RFC|DEC)-?\d+)\s+was\s+(?:decided|approved)\s+by\s+(?:the\s+)?{PERSON}")
 _DECIDED = re.compile(rf"{PERSON}\s+(?:decided|approved|chose|signed off)")
 _NOT_NAMES = {
     "The", "This", "That", "Our", "Each", "Every", "All", "Phase", "Project", "Head", "Team",
@@ -135,6 +137,13 @@ def extract(statement: str, *, client_document: bool = False) -> tuple[list[Enti
         if a and b:
             keep(a), keep(b)
             relations.append(RelationFound(a, "reports_to", b))
+    subject_person = entities[0] if role and entities and entities[0].type == "person" else None
+    if subject_person is not None:
+        for match in _AND_REPORTS.finditer(statement):
+            b = _person(match.group(1))
+            if b and b.label != subject_person.label:
+                keep(b)
+                relations.append(RelationFound(subject_person, "reports_to", b))
     if role and entities:
         for match in _REPORTS_PRONOUN.finditer(statement):
             b = _person(match.group(1))
@@ -192,6 +201,12 @@ def extract(statement: str, *, client_document: bool = False) -> tuple[list[Enti
         if org:
             org.properties["relationship_to_company"] = "client"
             keep(org)
+    for match in _DECIDED_BY.finditer(statement):
+        person = _person(match.group(2))
+        if person:
+            decision = EntityFound(match.group(1).upper(), "other", {"kind": "decision", "decided_by": person.label})
+            keep(person), keep(decision)
+            relations.append(RelationFound(person, "decided", decision))
     for match in _DECIDED.finditer(statement):
         keep(_person(match.group(1)))
     for match in _TEAM.finditer(statement):
@@ -208,11 +223,22 @@ def extract(statement: str, *, client_document: bool = False) -> tuple[list[Enti
     return list(merged.values()), relations
 
 
+MAX_LABEL_WORDS = 5
+WORDS = re.compile(r"[\w&'-]+")
+
+
 def mentions(statement: str, known: dict[str, str]) -> set[str]:
-    """Keys of known entities (normalised label → key) that the statement names."""
-    lowered = statement.lower()
+    """Keys of known entities (normalised label → key) that the statement names.
+
+    Looks up every run of 1 to 5 words of the statement in the label table, so the cost
+    grows with the statement, not with the number of entities."""
+    words = [w.lower() for w in WORDS.findall(statement)]
     found = set()
-    for label, key in known.items():
-        if len(label) >= 4 and label in lowered:
-            found.add(key)
+    for start in range(len(words)):
+        for length in range(1, MAX_LABEL_WORDS + 1):
+            if start + length > len(words):
+                break
+            key = known.get(" ".join(words[start : start + length]))
+            if key is not None:
+                found.add(key)
     return found

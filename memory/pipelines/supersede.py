@@ -82,6 +82,8 @@ def supersession_update(*, workspace: Workspace, document_ids: Iterable[int]) ->
     common: set[str] = set()  # terms too frequent to find candidates with: their lists are dropped
     for fid, did, statement, eff in rows.iterator(chunk_size=5000):
         words = frozenset(terms(statement))
+        if fid not in people_sets and not any(_VALUE.search(w) for w in words):
+            continue  # no value that could change (number, date, person): never superseded
         info[fid] = (did, words, eff)
         for word in words:
             if word in common:
@@ -101,6 +103,8 @@ def supersession_update(*, workspace: Workspace, document_ids: Iterable[int]) ->
             for other in postings.get(word, ()):
                 counts[other] += 1
         for other in counts:
+            if other not in info:
+                continue
             o_did, o_words, o_eff = info[other]
             shared = len(words & o_words)
             if other == fid or o_did == did or o_eff is None or o_eff == eff:

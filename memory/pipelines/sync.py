@@ -123,6 +123,10 @@ def content_hash(doc: RawDocument) -> str:
     return digest.hexdigest()
 
 
+def _label(text: str) -> str:
+    return " ".join(w.lower() for w in entity_extraction.WORDS.findall(text))
+
+
 def _entity_index(workspace: Workspace) -> dict[str, Entity]:
     return {e.key: e for e in Entity.objects.filter(workspace=workspace)}
 
@@ -187,6 +191,8 @@ def _store_document(
             ]
         )
         links = []
+        # Entities are linked wherever a statement mentions them by name (labels of 4+ chars).
+        labels = {_label(entity.label): key for key, entity in known.items() if len(entity.label) >= 4}
         for fact, found_statement in zip(facts, found):
             ents, rels = entity_extraction.extract(fact.statement, client_document=client_doc)
             author = found_statement.author.strip()
@@ -194,6 +200,12 @@ def _store_document(
                 # The sender of a message is a person: the same key as in documents, so one
                 # person in Slack, mail and documents is one entity.
                 ents.append(entity_extraction.EntityFound(author, "person"))
+            for ent in list(ents):
+                if ent.type == "organization" and ent.properties.get("relationship_to_company") == "client":
+                    # "client_of" points at the workspace's own organisation.
+                    own = entity_extraction.EntityFound(workspace.name, "organization", {"relationship_to_company": "self"})
+                    ents.append(own)
+                    rels.append(entity_extraction.RelationFound(ent, "client_of", own))
             keys = set()
             for ent in ents:
                 if ent.type == "person" and any(
@@ -207,6 +219,8 @@ def _store_document(
                         workspace=workspace, key=ent.key, defaults={"label": ent.label, "type": ent.type}
                     )
                     known[ent.key] = entity
+                    if len(entity.label) >= 4:
+                        labels[_label(entity.label)] = ent.key
                 if ent.properties and any(entity.properties.get(k) != v for k, v in ent.properties.items()):
                     # Newer documents win: properties are applied in effective-date order of arrival.
                     entity.properties = {**entity.properties, **ent.properties}
@@ -222,7 +236,6 @@ def _store_document(
                     target=known[rel.target.key],
                     properties=rel.properties,
                 )
-            labels = {entity.label.lower(): key for key, entity in known.items()}
             keys |= entity_extraction.mentions(fact.statement, labels)
             links += [Fact.entities.through(fact_id=fact.pk, entity_id=known[k].pk) for k in keys]
         Fact.entities.through.objects.bulk_create(links, ignore_conflicts=True)
