@@ -163,18 +163,14 @@ def extract(statement: str, *, client_document: bool = False) -> tuple[list[Enti
             relations.append(RelationFound(person, "member_of", team))
     for match in _PROJECT.finditer(statement):
         keep(EntityFound(f"Project {match.group(1)}", "project"))
-    for match in _OWNED_BY_TEAM.finditer(statement):
-        team = _team(match.group(2))
-        if team:
-            project = EntityFound(f"Project {match.group(1)}", "project", {"owner_team": team.label})
-            keep(team), keep(project)
-            relations.append(RelationFound(team, "owns", project))
-    for match in _TEAM_OWNS.finditer(statement):
-        team = _team(match.group(1))
-        if team:
-            project = EntityFound(f"Project {match.group(2)}", "project", {"owner_team": team.label})
-            keep(team), keep(project)
-            relations.append(RelationFound(team, "owns", project))
+    # "Project X is owned by the T team" and "the T team owns Project X": (team, project) groups.
+    for pattern, team_group, project_group in ((_OWNED_BY_TEAM, 2, 1), (_TEAM_OWNS, 1, 2)):
+        for match in pattern.finditer(statement):
+            team = _team(match.group(team_group))
+            if team:
+                project = EntityFound(f"Project {match.group(project_group)}", "project", {"owner_team": team.label})
+                keep(team), keep(project)
+                relations.append(RelationFound(team, "owns", project))
     for match in _DRI.finditer(statement):
         person = _person(match.group(1))
         if person:
