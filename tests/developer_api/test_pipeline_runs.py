@@ -11,35 +11,10 @@ from django.test import Client
 
 from memory.models import PipelineRun, Source, Workspace
 from memory.pipelines.sync import run_create, source_sync
+from tests.developer_api.conftest import access_token, assert_error
 
 URL = "/v1/dev/pipeline-runs"
 RUN_FIELDS = {"id", "source_id", "status", "stage", "progress", "errors", "started_at", "finished_at"}
-
-
-@pytest.fixture
-def client() -> Client:
-    return Client(raise_request_exception=False)
-
-
-def access_token(client: Client, email: str = "admin@acme.example") -> str:
-    response = client.post(
-        "/v1/auth/token", {"email": email, "password": "pw-123456789"}, content_type="application/json"
-    )
-    assert response.status_code == 200, response.content
-    return str(response.json()["access"])
-
-
-@pytest.fixture
-def auth(client: Client, workspace: Workspace) -> dict[str, str]:
-    return {"Authorization": f"Bearer {access_token(client)}"}
-
-
-def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert set(body) == {"error_code", "error_message"}
-    assert body["error_code"] == code
-    return dict(body)
 
 
 def runs(client: Client, auth: dict[str, str], query: str = "") -> list[dict[str, Any]]:

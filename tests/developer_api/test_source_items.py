@@ -16,6 +16,7 @@ from django.test import Client
 from memory.engine import retrieve
 from memory.models import Document, Fact, PipelineRun, Source, Workspace
 from memory.services import source_create_for_items
+from tests.developer_api.conftest import access_token, assert_error
 
 HELIOS = "The Helios migration is owned by the Infrastructure team."
 HELIOS_NOW = "The Helios migration is now owned by the Data Platform team."
@@ -28,34 +29,8 @@ def _tasks_run_in_process(settings: Any) -> None:
 
 
 @pytest.fixture
-def client() -> Client:
-    return Client(raise_request_exception=False)
-
-
-def access_token(client: Client, email: str = "admin@acme.example") -> str:
-    response = client.post(
-        "/v1/auth/token", {"email": email, "password": "pw-123456789"}, content_type="application/json"
-    )
-    assert response.status_code == 200, response.content
-    return str(response.json()["access"])
-
-
-@pytest.fixture
-def auth(client: Client, workspace: Workspace) -> dict[str, str]:
-    return {"Authorization": f"Bearer {access_token(client)}"}
-
-
-@pytest.fixture
 def source(workspace: Workspace) -> Source:
     return source_create_for_items(workspace=workspace, name="Tickets")
-
-
-def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert set(body) == {"error_code", "error_message"}
-    assert body["error_code"] == code
-    return dict(body)
 
 
 def item(**overrides: Any) -> dict[str, Any]:

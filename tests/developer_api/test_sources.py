@@ -18,6 +18,7 @@ from memory.engine import retrieve
 from memory.models import Document, Entity, Fact, IndexVersion, PipelineRun, Relationship, Source, Workspace
 from memory.pipelines.sync import run_create, source_sync
 from memory.services import source_create_for_items
+from tests.developer_api.conftest import access_token, assert_error
 
 URL = "/v1/dev/sources"
 SOURCE_FIELDS = {"id", "name", "kind", "status", "created_at", "last_synced_at", "document_count", "fact_count"}
@@ -37,32 +38,6 @@ The Enterprise plan includes single sign-on.
 def _tasks_run_in_process(settings: Any) -> None:
     # The service run sets a Redis broker and starts no worker for these tests.
     settings.CELERY_TASK_ALWAYS_EAGER = True
-
-
-@pytest.fixture
-def client() -> Client:
-    return Client(raise_request_exception=False)
-
-
-def access_token(client: Client, email: str = "admin@acme.example") -> str:
-    response = client.post(
-        "/v1/auth/token", {"email": email, "password": "pw-123456789"}, content_type="application/json"
-    )
-    assert response.status_code == 200, response.content
-    return str(response.json()["access"])
-
-
-@pytest.fixture
-def auth(client: Client, workspace: Workspace) -> dict[str, str]:
-    return {"Authorization": f"Bearer {access_token(client)}"}
-
-
-def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert set(body) == {"error_code", "error_message"}
-    assert body["error_code"] == code
-    return dict(body)
 
 
 def import_folder(workspace: Workspace, folder: Path, name: str = "") -> Source:
