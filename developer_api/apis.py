@@ -161,15 +161,15 @@ class SourceListApi(WorkspaceApi):
     {"kind", "name", "path"} (a path inside PAM_IMPORT_ROOTS) → 201 source, with a queued run;
     JSON {"kind": "items", "name"} → 201 a source fed by POST /v1/dev/sources/{id}/items."""
 
-    class PathInput(serializers.Serializer):
-        path = serializers.CharField(max_length=1000, required=False)
+    class SourceInput(serializers.Serializer):
         kind = serializers.CharField(max_length=32, required=False, default="auto")
         name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
 
-    class UploadInput(serializers.Serializer):
+    class PathInput(SourceInput):
+        path = serializers.CharField(max_length=1000, required=False)
+
+    class UploadInput(SourceInput):
         file = serializers.FileField()
-        kind = serializers.CharField(max_length=32, required=False, default="auto")
-        name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
 
     def get(self, request: Request) -> Response:
         return Response({"items": [source_json(s) for s in source_list(workspace=self.workspace(request))]})

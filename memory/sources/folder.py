@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from memory.sources.base import FileKind, Item, Skipped, parse_guarded
+from memory.sources.base import FileKind, Item, Skipped
 
 
 def file_kinds() -> list[Any]:
@@ -28,10 +28,6 @@ def file_kinds() -> list[Any]:
     return [*member_kinds(), MboxKind(), ZipKind()]
 
 
-def _kinds() -> list[Any]:
-    return file_kinds()
-
-
 def walk(
     root: Path, *, max_bytes: int, kinds: Sequence[Any] | None = None, layouts: bool = False
 ) -> Iterator[Item]:
@@ -39,7 +35,7 @@ def walk(
     With `layouts`, a folder that is a Slack export is read as one (see the module's note)."""
     from memory.sources import slack
 
-    kinds = list(kinds or _kinds())
+    kinds = list(kinds or file_kinds())
     root = root.resolve()
     units: list[tuple[Path, str, bool]] = []  # (path, relpath, is a Slack export folder)
     if root.is_file():
@@ -79,18 +75,10 @@ def walk(
         if size == 0:
             yield Skipped(relpath, "empty file", error=True)
             continue
-        if hasattr(kind, "iter_file"):
-            try:
-                yield from kind.iter_file(full, relpath, max_bytes=max_bytes)
-            except Exception as exc:  # noqa: BLE001 - one bad file never stops the walk
-                yield Skipped(relpath, f"could not be parsed ({type(exc).__name__}: {exc})"[:300], error=True)
-            continue
         try:
-            data = full.read_bytes()
-        except OSError as exc:
-            yield Skipped(relpath, f"could not be read: {exc.strerror or exc}", error=True)
-            continue
-        yield parse_guarded(kind, relpath, data)
+            yield from kind.iter_file(full, relpath, max_bytes=max_bytes)
+        except Exception as exc:  # noqa: BLE001 - one bad file never stops the walk
+            yield Skipped(relpath, f"could not be parsed ({type(exc).__name__}: {exc})"[:300], error=True)
 
 
 class ZipKind(FileKind):

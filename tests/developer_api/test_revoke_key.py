@@ -14,16 +14,9 @@ from rest_framework_simplejwt.tokens import AccessToken
 from developer_api.keys import api_key_authenticate, api_key_rotate
 from developer_api.models import AgentKey
 from memory.models import Workspace
+from tests.developer_api.conftest import access_token
 
 URL = "/v1/dev/revoke-key"
-
-
-def access_token(client: Client, email: str = "admin@acme.example") -> str:
-    response = client.post(
-        "/v1/auth/token", {"email": email, "password": "pw-123456789"}, content_type="application/json"
-    )
-    assert response.status_code == 200, response.content
-    return str(response.json()["access"])
 
 
 def revoke(client: Client, bearer: str | None) -> Any:

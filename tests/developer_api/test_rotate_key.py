@@ -16,16 +16,9 @@ from rest_framework_simplejwt.tokens import AccessToken, RefreshToken
 from developer_api.keys import api_key_authenticate, api_key_rotate, key_hash
 from developer_api.models import AgentKey
 from memory.models import Workspace
+from tests.developer_api.conftest import access_token, assert_error
 
 URL = "/v1/dev/rotate-key"
-
-
-def access_token(client: Client, email: str = "admin@acme.example") -> str:
-    response = client.post(
-        "/v1/auth/token", {"email": email, "password": "pw-123456789"}, content_type="application/json"
-    )
-    assert response.status_code == 200, response.content
-    return str(response.json()["access"])
 
 
 def rotate(client: Client, bearer: str | None) -> Any:
@@ -36,13 +29,6 @@ def rotate(client: Client, bearer: str | None) -> Any:
 def mcp_ping(client: Client, key: str) -> Any:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
     return client.post("/v1/mcp/memory", data=body, content_type="application/json", headers={"Authorization": key})
-
-
-def assert_error(response: Any, status: int, code: str) -> None:
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert set(body) == {"error_code", "error_message"}
-    assert body["error_code"] == code
 
 
 @pytest.fixture
