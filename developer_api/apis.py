@@ -229,14 +229,37 @@ class SourceSyncApi(WorkspaceApi):
 class SourceItemsApi(WorkspaceApi):
     """POST /v1/dev/sources/{id}/items {"items": [...]} → 202 {run_id}; same external_id = update."""
 
+    class ItemMessage(serializers.Serializer):
+        text = serializers.CharField(max_length=100_000, allow_blank=True)  # empty ones are skipped
+        author = serializers.CharField(max_length=200, required=False, allow_blank=True)
+        sent_at = serializers.DateTimeField(required=False)
+        id = serializers.CharField(max_length=200, required=False, allow_blank=True)
+
     class Item(serializers.Serializer):
         external_id = serializers.CharField(max_length=500)
         title = serializers.CharField(max_length=500)
-        text = serializers.CharField(max_length=1_000_000, trim_whitespace=False)
+        # A document's text, or (for a chat transcript) `messages`: one fact per message.
+        text = serializers.CharField(max_length=1_000_000, trim_whitespace=False, required=False)
+        messages = serializers.ListField(max_length=10_000, required=False)
         created_at = serializers.DateTimeField(required=False)
         author = serializers.CharField(max_length=200, required=False)
         url = serializers.URLField(max_length=2000, required=False)
         metadata = serializers.DictField(required=False)
+
+        def validate_messages(self, value: list[Any]) -> list[dict[str, Any]]:
+            out = []
+            for position, raw in enumerate(value):
+                message = SourceItemsApi.ItemMessage(data=raw if isinstance(raw, dict) else {})
+                if not isinstance(raw, dict) or not message.is_valid():
+                    field, problems = next(iter(message.errors.items())) if isinstance(raw, dict) else ("", ["must be an object."])
+                    raise serializers.ValidationError(f"[{position}]{'.' + field if field else ''}: {problems[0]}")
+                out.append(dict(message.validated_data))
+            return out
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if not attrs.get("text") and not attrs.get("messages"):
+                raise serializers.ValidationError({"text": ["Give `text` or a non-empty `messages` list."]})
+            return attrs
 
     class Input(serializers.Serializer):
         items = serializers.ListField(min_length=1, max_length=1000)

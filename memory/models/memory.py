@@ -152,6 +152,10 @@ class Fact(models.Model):
     statement = models.TextField()
     heading_path = models.CharField(max_length=1000, blank=True, default="")
     position = models.PositiveIntegerField(default=0)  # order inside its document
+    # Where in its document the statement came from, when the source names it: a chat
+    # message's id (Slack ts, a pushed message's id, a conversation's dialogue id), a mail's
+    # Message-ID. Kept as provenance so an answer can be traced to the exact message.
+    locator = models.CharField(max_length=200, blank=True, default="")
     subject = models.CharField(max_length=300, blank=True, default="")
     effective_date = models.DateField(null=True, blank=True)
     superseded_by = models.ForeignKey(

@@ -35,6 +35,7 @@ class Statement:
     position: int
     effective_date: dt.date | None = None  # overrides the document's date (message time)
     author: str = ""  # who said it (chat and mail)
+    locator: str = ""  # the message it came from (Message.ref), kept as the fact's provenance
 
 
 def message_statements(title: str, messages: list[Message]) -> list[Statement]:
@@ -51,7 +52,7 @@ def message_statements(title: str, messages: list[Message]) -> list[Statement]:
             if len(sentence) > MAX_CHARS:
                 sentence = sentence[: MAX_CHARS - 1].rsplit(" ", 1)[0] + "…"
             statement = f"{message.author}: {sentence}" if message.author else sentence
-            out.append(Statement(statement, path, len(out), when, message.author))
+            out.append(Statement(statement, path, len(out), when, message.author, message.ref[:200]))
     return out
 
 

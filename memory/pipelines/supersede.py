@@ -14,7 +14,10 @@ import datetime as dt
 import re
 import sys
 from collections import defaultdict
+from itertools import islice
 from typing import AbstractSet, Any, Iterable
+
+from django.db import transaction
 
 from memory.engine.text import terms
 from memory.models import Fact, Workspace
@@ -40,25 +43,38 @@ def _name_terms(person_keys: frozenset[str]) -> set[str]:
     return {t for key in person_keys for t in terms(key.split(":", 1)[-1])}
 
 
-def _changed_value(diff: AbstractSet[str], names: set[str]) -> bool:
+def _changed_value(diff: AbstractSet[str], numbers: AbstractSet[str], names: AbstractSet[str]) -> bool:
     """The words only one side has are a value (a number, a date, a person) and at most one
     other word: "$49 … minimum" vs "$59", "30 minutes" vs "15 minutes", not "Starter … 50
-    seats … limit" vs "Pro … $59"."""
+    seats … limit" vs "Pro … $59". `numbers` holds the side's number-like words (_VALUE)."""
     diff = diff - _NOISE
-    values = {w for w in diff if _VALUE.match(w) or w in names}
+    values = {w for w in diff if w in numbers or w in names}
     return bool(values) and len(diff - values) <= 1
 
 
 CHUNK = 5000  # changed facts compared per pass over the workspace
+BATCH = 2000  # workspace facts read (with their entities) per query during a pass
+APPLY_BATCH = 500  # superseded marks written per UPDATE
+
+# A fact as the comparison needs it: document, effective date (a day ordinal), distinct terms,
+# subject entity keys, name terms of its people, period terms and value-like (number) terms.
+_Features = tuple[int, int, frozenset[str], frozenset[str], frozenset[str], frozenset[str], frozenset[str]]
+# older fact id → (newer fact id, the newer one's effective date as a day ordinal)
+_Marks = dict[int, tuple[int, int]]
 
 
 def supersession_update(*, workspace: Workspace, document_ids: Iterable[int]) -> int:
     """Recompute `superseded_by` for the facts of the changed documents against the whole
     workspace; returns how many facts are superseded afterwards. Safe to run twice.
 
-    Memory stays bounded: the changed facts are taken CHUNK at a time, and for each chunk the
-    workspace's dated facts are streamed past a small term index of that chunk. Only the
-    candidate pairs found are kept, then checked against their entities in one query."""
+    The changed facts are taken CHUNK at a time (a small term index of the chunk: terms in
+    more than MAX_POSTING of its facts are too common to find candidates with), and for each
+    chunk the workspace's dated facts are streamed past it in id order. A candidate pair is
+    only checked when its outcome could change a mark: an older fact keeps the first newer
+    one found with the latest date, so a pair whose newer date is not later than the mark the
+    older fact already has is skipped before any word is compared. Memory holds one chunk,
+    one batch of the stream and the marks found; the result is the same as comparing every
+    candidate pair in that order."""
     changed = set(document_ids)
     if not changed:
         return 0
@@ -66,7 +82,7 @@ def supersession_update(*, workspace: Workspace, document_ids: Iterable[int]) ->
     changed_rows = (
         dated.filter(document_id__in=changed).order_by("id").values_list("id", "document_id", "statement", "effective_date")
     )
-    superseded: dict[int, tuple[int, dt.date]] = {}
+    superseded: _Marks = {}
     chunk: list[tuple[int, int, str, dt.date]] = []
     for fid, did, statement, eff in changed_rows.iterator(chunk_size=CHUNK):
         if eff is not None:
@@ -78,8 +94,12 @@ def supersession_update(*, workspace: Workspace, document_ids: Iterable[int]) ->
         _compare_chunk(dated, chunk, superseded)
     # Facts of the changed documents were written afresh; marks on other facts stand unless
     # a decision above replaces them.
-    for older, (newer, _) in superseded.items():
-        Fact.objects.filter(id=older).update(superseded_by_id=newer)
+    marks = iter(superseded.items())
+    with transaction.atomic():
+        while batch := list(islice(marks, APPLY_BATCH)):
+            Fact.objects.bulk_update(
+                [Fact(id=older, superseded_by_id=newer) for older, (newer, _) in batch], ["superseded_by"]
+            )
     return Fact.objects.filter(workspace=workspace, superseded_by__isnull=False).count()
 
 
@@ -93,19 +113,34 @@ def _entity_sets(fact_ids: Iterable[int]) -> dict[int, tuple[frozenset[str], fro
             subjects[fact_id].add(key)
         elif etype == "person":
             people[fact_id].add(key)
-    return {fid: (frozenset(subjects[fid]), frozenset(people[fid])) for fid in set(subjects) | set(people)}
+    return {fid: (_frozen(subjects[fid]), _frozen(people[fid])) for fid in set(subjects) | set(people)}
 
 
-_NONE: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+_EMPTY: frozenset[str] = frozenset()
+_NONE: tuple[frozenset[str], frozenset[str]] = (_EMPTY, _EMPTY)
 
 
-def _compare_chunk(dated: Any, chunk: list[tuple[int, int, str, dt.date]], superseded: dict[int, tuple[int, dt.date]]) -> None:
-    info: dict[int, tuple[int, frozenset[str], dt.date]] = {}
+def _frozen(items: Iterable[str]) -> frozenset[str]:
+    """A frozenset, sharing one empty one (most facts name no project and no period)."""
+    return frozenset(items) or _EMPTY
+
+
+def _features(
+    did: int, eff: int, words: frozenset[str], entities: tuple[frozenset[str], frozenset[str]]
+) -> _Features:
+    subjects, people = entities
+    periods = _frozen(w for w in words if _PERIOD.fullmatch(w))
+    numbers = _frozen(w for w in words if _VALUE.match(w))
+    return did, eff, words, subjects, _frozen(_name_terms(people)), periods, numbers
+
+
+def _compare_chunk(dated: Any, chunk: list[tuple[int, int, str, dt.date]], superseded: _Marks) -> None:
+    words_of: dict[int, frozenset[str]] = {}
     postings: dict[str, list[int]] = defaultdict(list)
     common: set[str] = set()  # terms too frequent to find candidates with
     for fid, did, statement, eff in chunk:
         words = frozenset(sys.intern(t) for t in terms(statement))
-        info[fid] = (did, words, eff)
+        words_of[fid] = words
         for word in words:
             if word in common:
                 continue
@@ -114,51 +149,65 @@ def _compare_chunk(dated: Any, chunk: list[tuple[int, int, str, dt.date]], super
             if len(posting) > MAX_POSTING:
                 common.add(word)
                 del postings[word]
-    chunk_entities = _entity_sets(info)
+    chunk_entities = _entity_sets(words_of)
+    info = {
+        fid: _features(did, eff.toordinal(), words_of[fid], chunk_entities.get(fid, _NONE))
+        for fid, did, _, eff in chunk
+    }
+    del words_of, chunk_entities
     # The other side streams in id order, a few thousand facts (and their entities) at a time.
     batch: list[tuple[int, int, str, dt.date]] = []
     stream = dated.order_by("id").values_list("id", "document_id", "statement", "effective_date")
-    for row in stream.iterator(chunk_size=2000):
+    for row in stream.iterator(chunk_size=BATCH):
         batch.append(row)
-        if len(batch) >= 2000:
-            _compare_batch(batch, info, postings, chunk_entities, superseded)
+        if len(batch) >= BATCH:
+            _compare_batch(batch, info, postings, superseded)
             batch = []
     if batch:
-        _compare_batch(batch, info, postings, chunk_entities, superseded)
+        _compare_batch(batch, info, postings, superseded)
 
 
 def _compare_batch(
     batch: list[tuple[int, int, str, dt.date]],
-    info: dict[int, tuple[int, frozenset[str], dt.date]],
+    info: dict[int, _Features],
     postings: dict[str, list[int]],
-    chunk_entities: dict[int, tuple[frozenset[str], frozenset[str]]],
-    superseded: dict[int, tuple[int, dt.date]],
+    superseded: _Marks,
 ) -> None:
     batch_entities = _entity_sets(row[0] for row in batch)
-    for ofid, odid, ostatement, oeff in batch:
+    for ofid, odid, ostatement, oeff_date in batch:
         o_terms = terms(ostatement)
         candidates: set[int] = set()
         for word in o_terms:
             candidates.update(postings.get(word, ()))
         if not candidates:
             continue
-        o_words = frozenset(o_terms)
-        o_subjects, o_people = batch_entities.get(ofid, _NONE)
-        for fid in candidates:
-            did, words, eff = info[fid]
+        oeff = oeff_date.toordinal()
+        other: _Features | None = None  # computed when a pair first needs it
+        for fid in candidates:  # the set's own order decides between equally new facts
+            fact = info[fid]
+            did, eff = fact[0], fact[1]
             if ofid == fid or odid == did or oeff == eff:
-                continue
-            subjects, people = chunk_entities.get(fid, _NONE)
-            if subjects != o_subjects:
-                continue
-            if not _same_statement_shape(len(words & o_words), words, o_words, subjects & o_subjects):
-                continue
-            if {w for w in words if _PERIOD.fullmatch(w)} != {w for w in o_words if _PERIOD.fullmatch(w)}:
-                continue
-            names = _name_terms(people | o_people)
-            if not (_changed_value(words - o_words, names) and _changed_value(o_words - words, names)):
                 continue
             newer, older, newer_date = (fid, ofid, eff) if eff > oeff else (ofid, fid, oeff)
             current = superseded.get(older)
-            if current is None or newer_date > current[1]:
+            if current is not None and newer_date <= current[1]:
+                continue  # whatever the words say, this pair would not change the mark
+            if other is None:
+                other = _features(odid, oeff, frozenset(o_terms), batch_entities.get(ofid, _NONE))
+            if _supersedes(fact, other):
                 superseded[older] = (newer, newer_date)
+
+
+def _supersedes(fact: _Features, other: _Features) -> bool:
+    """The rule for two facts of different documents and dates: the same subjects and periods,
+    mostly the same words, and a changed value on both sides."""
+    _, _, words, subjects, names, periods, numbers = fact
+    _, _, o_words, o_subjects, o_names, o_periods, o_numbers = other
+    if subjects != o_subjects or periods != o_periods:
+        return False
+    if not _same_statement_shape(len(words & o_words), words, o_words, subjects & o_subjects):
+        return False
+    pair_names = names | o_names
+    return _changed_value(words - o_words, numbers, pair_names) and _changed_value(
+        o_words - words, o_numbers, pair_names
+    )

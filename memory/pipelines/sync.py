@@ -131,6 +131,13 @@ def _entity_index(workspace: Workspace) -> dict[str, Entity]:
     return {e.key: e for e in Entity.objects.filter(workspace=workspace)}
 
 
+def entities_prune(*, workspace: Workspace) -> None:
+    """Delete the entities no fact or relationship refers to any more."""
+    Entity.objects.filter(workspace=workspace, facts__isnull=True).exclude(
+        Q(outgoing__isnull=False) | Q(incoming__isnull=False)
+    ).delete()
+
+
 def _llm_statements(raw: RawDocument, run: PipelineRun) -> list[Statement] | None:
     """The optional LLM extractor; None (use the local one) when it fails."""
     run.llm_calls += 1
@@ -185,6 +192,7 @@ def _store_document(
                     statement=s.text,
                     heading_path=s.heading_path[:1000],
                     position=s.position,
+                    locator=s.locator,
                     effective_date=s.effective_date or raw.doc_date,
                 )
                 for s in found
@@ -286,15 +294,15 @@ def source_sync(*, run_id: int, progress: Progress | None = None) -> PipelineRun
             if done % 10 == 0 or done == run.progress_total:
                 _save_progress(run, progress, progress_done=done, progress_total=max(done, run.progress_total))
         removed = set(existing) - seen
+        del existing, seen, known  # a path per document, an entity each: not kept through the later stages
         if removed:
             Document.objects.filter(source=source, path__in=removed).delete()
+        del removed
         _save_progress(run, progress, stage="tree", progress_done=done, progress_total=max(done, run.progress_total))
         supersession_update(workspace=workspace, document_ids=changed)
+        del changed
         tree_rebuild(workspace=workspace)
-        # Entities no fact or relationship refers to any more.
-        Entity.objects.filter(workspace=workspace, facts__isnull=True).exclude(
-            Q(outgoing__isnull=False) | Q(incoming__isnull=False)
-        ).delete()
+        entities_prune(workspace=workspace)
         _save_progress(run, progress, stage="publish")
         index_publish(workspace=workspace)
         now = timezone.now()

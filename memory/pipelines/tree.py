@@ -67,8 +67,8 @@ def ensure_section(workspace: Workspace, area: str, topic: str) -> Section:
     return section
 
 
-def _section_markdown(section: Section, rows: list[tuple[str, str, str, str]]) -> str:
-    lines = [f"# {section.title}", "", f"*{section.tree_path}*", ""]
+def _section_markdown(title: str, tree_path: str, rows: list[tuple[str, str, str, str]]) -> str:
+    lines = [f"# {title}", "", f"*{tree_path}*", ""]
     current = None
     for heading, statement, doc_path, eff in rows:
         group = heading.split(" > ", 1)[-1] if " > " in heading else heading
@@ -82,43 +82,61 @@ def _section_markdown(section: Section, rows: list[tuple[str, str, str, str]]) -
 def tree_rebuild(*, workspace: Workspace) -> int:
     """Write every topic's context markdown and counts; drop sections left without facts.
 
-    Streams the facts in section order and holds one section's rows at a time, so memory
-    stays flat however large the workspace grows."""
+    Streams the facts in section order, each with its section's title and path, and holds one
+    section's rows at a time: no table of the workspace's sections is kept, so memory stays
+    flat however large the workspace grows."""
+    topics = Section.objects.filter(workspace=workspace, parent__isnull=False)
     facts = (
         Fact.objects.filter(workspace=workspace, section__isnull=False)
         .order_by("section_id", "document_id", "position")
-        .values_list("section_id", "heading_path", "statement", "document__path", "effective_date")
+        .values_list(
+            "section_id",
+            "section__workspace_id",
+            "section__parent_id",
+            "section__title",
+            "section__tree_path",
+            "heading_path",
+            "statement",
+            "document__path",
+            "effective_date",
+        )
     )
     with transaction.atomic():
-        topics = {s.pk: s for s in Section.objects.filter(workspace=workspace, parent__isnull=False)}
-        written: set[int] = set()
-
-        def flush(sid: int | None, rows: list[tuple[str, str, str, str]]) -> None:
-            section = topics.get(sid) if sid is not None else None
-            if section is None or not rows:
-                return
-            section.markdown = _section_markdown(section, rows)
-            section.fact_count = len(rows)
-            section.save(update_fields=["markdown", "fact_count"])
-            written.add(section.pk)
-
-        current: int | None = None
+        written = 0
+        current: tuple[int, str, str] | None = None  # the topic section whose rows these are
         rows: list[tuple[str, str, str, str]] = []
-        for sid, heading, statement, doc_path, effective in facts.iterator(chunk_size=5000):
-            if sid != current:
-                flush(current, rows)
-                current, rows = sid, []
+
+        def flush() -> None:
+            nonlocal written
+            if current is None or not rows:
+                return
+            sid, title, tree_path = current
+            topics.filter(pk=sid).update(markdown=_section_markdown(title, tree_path, rows), fact_count=len(rows))
+            written += 1
+
+        current_sid: int | None = None
+        for sid, ws_id, parent_id, title, tree_path, heading, statement, doc_path, effective in facts.iterator(
+            chunk_size=5000
+        ):
+            if sid != current_sid:
+                flush()
+                current_sid, rows = sid, []
+                # Only the workspace's topic sections get a markdown, as before.
+                current = (sid, title, tree_path) if ws_id == workspace.pk and parent_id is not None else None
             rows.append((heading, statement, doc_path, effective.isoformat() if effective else ""))
-        flush(current, rows)
-        Section.objects.filter(pk__in=set(topics) - written).delete()
-        for area in Section.objects.filter(workspace=workspace, parent__isnull=True):
-            children = list(area.children.order_by("title").values_list("title", "file_path", "fact_count"))
-            if not children:
+        flush()
+        # Topic sections none of the workspace's facts are filed under any more.
+        filed = Fact.objects.filter(workspace=workspace, section__isnull=False).values("section_id")
+        topics.exclude(pk__in=filed).delete()
+        for area in Section.objects.filter(workspace=workspace, parent__isnull=True).only("id", "title"):
+            lines = [f"# {area.title}", ""]
+            total = 0
+            children = area.children.order_by("title").values_list("title", "file_path", "fact_count")
+            for title, path, count in children.iterator(chunk_size=5000):
+                lines.append(f"- [{title}]({path.rsplit('/', 1)[-1]}) ({count} facts)")
+                total += count
+            if len(lines) == 2:
                 area.delete()
                 continue
-            area.markdown = "\n".join(
-                [f"# {area.title}", ""] + [f"- [{t}]({p.rsplit('/', 1)[-1]}) ({n} facts)" for t, p, n in children]
-            ) + "\n"
-            area.fact_count = sum(n for _, _, n in children)
-            area.save(update_fields=["markdown", "fact_count"])
-    return len(written)
+            Section.objects.filter(pk=area.pk).update(markdown="\n".join(lines) + "\n", fact_count=total)
+    return written

@@ -23,6 +23,7 @@ class Message:
     author: str = ""
     sent_at: dt.datetime | None = None
     thread: str = ""  # the thread or conversation it belongs to, when known
+    ref: str = ""  # the message's own id in its source (Slack ts, Message-ID, a pushed id)
 
 
 @dataclass
@@ -99,6 +100,20 @@ def parse_date(value: Any) -> dt.date | None:
             except ValueError:
                 return None
     return None
+
+
+def parse_datetime(value: str) -> dt.datetime | None:
+    """An ISO 8601 time ("2026-03-04T09:15:00Z", "2026-03-04 09:15"); a bare date counts as
+    midnight UTC; anything else is None."""
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        day = parse_date(value)
+        return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc) if day else None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
 
 
 def date_from_text_or_name(text: str, relpath: str) -> dt.date | None:

@@ -111,7 +111,8 @@ def parse_message(relpath: str, data: bytes) -> Item:
     sent_at = _sent_at(msg)
     subject = " ".join(str(msg.get("subject") or "").split())
     text = strip_quoted(body_text(msg))
-    messages = [Message(text=text, author=author, sent_at=sent_at)] if text else []
+    message_id = " ".join(str(msg.get("message-id") or "").split())
+    messages = [Message(text=text, author=author, sent_at=sent_at, ref=message_id)] if text else []
     people = []
     for header in ("from", "to", "cc"):
         for name, address in _addresses(msg, header):

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
-from memory.sources.base import FileKind, Item, RawDocument, Skipped, parse_date
+from memory.sources.base import FileKind, Item, Message, RawDocument, Skipped, parse_date, parse_datetime
 
 
 def item_filename(external_id: str) -> str:
@@ -41,14 +41,28 @@ class PushKind(FileKind):
         try:
             item = json.loads(data)
             external_id = str(item["external_id"])
-            text = str(item["text"])
-        except (ValueError, KeyError, TypeError):
+            text = str(item.get("text") or "")
+            messages = _messages(item.get("messages"))
+        except (ValueError, KeyError, TypeError, AttributeError):
             return Skipped(relpath, "not a valid pushed item", error=True)
+        if not text and not messages:
+            return Skipped(relpath, "not a valid pushed item (no text and no messages)", error=True)
         title = str(item.get("title") or external_id)
         metadata = {k: str(v) for k, v in (item.get("metadata") or {}).items()}
         for key in ("author", "url"):
             if item.get(key):
                 metadata[key] = str(item[key])
+        if messages:
+            # A chat transcript: one fact per message, keeping its author, time and id.
+            return RawDocument(
+                path=external_id,
+                title=title[:500],
+                text="\n".join(f"{m.author}: {m.text}" if m.author else m.text for m in messages),
+                doc_date=parse_date(item.get("created_at") or ""),
+                fmt="messages",
+                metadata=metadata,
+                messages=messages,
+            )
         body = text if text.lstrip().startswith("#") else f"# {title}\n\n{text}"
         return RawDocument(
             path=external_id,
@@ -58,3 +72,21 @@ class PushKind(FileKind):
             fmt="markdown",
             metadata=metadata,
         )
+
+
+def _messages(raw: Any) -> list[Message]:
+    if raw is None:
+        return []
+    out = []
+    for entry in raw:
+        text = str(entry["text"]).strip()
+        if text:
+            out.append(
+                Message(
+                    text=text,
+                    author=str(entry.get("author") or ""),
+                    sent_at=parse_datetime(str(entry.get("sent_at") or "")),
+                    ref=str(entry.get("id") or ""),
+                )
+            )
+    return out

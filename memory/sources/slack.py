@@ -154,7 +154,7 @@ def day_messages(
         elif thread_ts:
             started = _ts(thread_ts)
             thread = threads.get(thread_ts) or (f"thread of {started:%Y-%m-%d %H:%M}" if started else "thread")
-        out.append(Message(text=text, author=_author(row, users), sent_at=_ts(ts), thread=thread))
+        out.append(Message(text=text, author=_author(row, users), sent_at=_ts(ts), thread=thread, ref=ts))
     return out
 
 

@@ -267,3 +267,49 @@ def test_it_refuses_a_request_without_a_token(client: Client, source: Source) ->
 
     assert_error(response, 401, "invalid_token")
     assert stored_items(source) == []
+
+
+def test_a_chat_transcript_item_becomes_one_fact_per_message_keeping_author_time_and_id(
+    client: Client, workspace: Workspace, source: Source, auth: dict[str, str], django_capture_on_commit_callbacks: Any
+) -> None:
+    transcript = {
+        "external_id": "standup-2026-03-02",
+        "title": "Platform stand-up",
+        "messages": [
+            {"id": "m1", "author": "Dana Ortiz", "sent_at": "2026-03-02T09:30:00Z", "text": "Who is taking the Helios cut-over?"},
+            {"id": "m2", "author": "Ravi Menon", "sent_at": "2026-03-02T09:31:00+00:00", "text": "I will run the Helios cut-over on Thursday night."},
+            {"id": "m3", "author": "Dana Ortiz", "text": "   "},
+        ],
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        response = push(client, auth, source.pk, {"items": [transcript]})
+    assert response.status_code == 202, response.content
+    run = PipelineRun.objects.get(pk=response.json()["run_id"])
+    assert run.status == "completed", run.errors
+    facts = list(Fact.objects.filter(source=source).order_by("position").values_list("statement", "locator", "effective_date"))
+    assert facts == [
+        ("Dana Ortiz: Who is taking the Helios cut-over?", "m1", dt.date(2026, 3, 2)),
+        ("Ravi Menon: I will run the Helios cut-over on Thursday night.", "m2", dt.date(2026, 3, 2)),
+    ]
+    result = retrieve(workspace, "When is the Helios cut-over?")
+    assert result.facts[0].statement.startswith("Ravi Menon: I will run the Helios cut-over")
+
+
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"external_id": "x", "title": "t"}, "items[0].text"),
+        ({"external_id": "x", "title": "t", "messages": []}, "items[0].text"),
+        ({"external_id": "x", "title": "t", "messages": "hello"}, "items[0].messages"),
+        ({"external_id": "x", "title": "t", "messages": ["hello"]}, "items[0].messages"),
+        ({"external_id": "x", "title": "t", "messages": [{"author": "Dana"}]}, "items[0].messages"),
+        ({"external_id": "x", "title": "t", "messages": [{"text": "hi", "sent_at": "yesterday"}]}, "items[0].messages"),
+    ],
+)
+def test_it_refuses_an_item_without_text_or_with_malformed_messages_and_stores_nothing(
+    client: Client, source: Source, auth: dict[str, str], bad: dict[str, Any], field: str
+) -> None:
+    body = assert_error(push(client, auth, source.pk, {"items": [bad]}), 400, "invalid_request")
+    assert body["error_message"].startswith(field), body
+    assert stored_items(source) == []
+    assert not PipelineRun.objects.filter(source=source).exists()
