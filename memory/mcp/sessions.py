@@ -7,6 +7,7 @@ per-process cache, so every web process and machine sees the same history (SPEC 
 from __future__ import annotations
 
 import secrets
+import time
 from datetime import timedelta
 
 from django.conf import settings
@@ -47,12 +48,35 @@ def handshake_session(*, workspace: Workspace) -> str:
     return current.session_id
 
 
+# Sessions that the database confirmed valid, per process: (workspace id, session id) → the
+# monotonic time until which that answer is reused. Sessions are only ever created (never
+# changed or deleted, except with their workspace), so the answer holds until they expire; it
+# is reused for at most VALID_REUSE_S seconds and never past the session's expiry.
+VALID_REUSE_S = 1.0
+_MAX_REMEMBERED = 10_000
+_confirmed: dict[tuple[int, str], float] = {}
+
+
 def session_is_valid(*, workspace: Workspace, session_id: str) -> bool:
     if not session_id or len(session_id) > 64:
         return False
-    return McpSession.objects.filter(
-        workspace=workspace, session_id=session_id, expires_at__gt=timezone.now()
-    ).exists()
+    key = (workspace.pk, session_id)
+    now = time.monotonic()
+    if _confirmed.get(key, 0.0) > now:
+        return True
+    expires_at = (
+        McpSession.objects.filter(workspace=workspace, session_id=session_id, expires_at__gt=timezone.now())
+        .values_list("expires_at", flat=True)
+        .first()
+    )
+    if expires_at is None:
+        _confirmed.pop(key, None)
+        return False
+    if len(_confirmed) >= _MAX_REMEMBERED:
+        _confirmed.clear()
+    left = (expires_at - timezone.now()).total_seconds()
+    _confirmed[key] = now + min(VALID_REUSE_S, left)
+    return True
 
 
 def _redis_key(workspace: Workspace, session_key: str) -> str:

