@@ -10,7 +10,8 @@ from developer_api.models import AgentKey, RequestLog
 from memory.models import Workspace
 
 
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+# Code points no database stores as text (PostgreSQL refuses NUL and lone surrogates).
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 def storable(value: Any) -> Any:
@@ -18,7 +19,7 @@ def storable(value: Any) -> Any:
     text and jsonb) become U+FFFD, so logging odd input never fails the request."""
     if isinstance(value, str):
         # One C-speed scan: a log entry holds the whole result (several kB of text).
-        return _UNSTORABLE.sub("\ufffd", value) if _UNSTORABLE.search(value) else value
+        return UNSTORABLE.sub("\ufffd", value) if UNSTORABLE.search(value) else value
     if isinstance(value, dict):
         return {storable(str(k)): storable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

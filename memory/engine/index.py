@@ -22,7 +22,7 @@ from typing import Any, Iterator
 import tantivy
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, Max, OuterRef, Subquery
 from django.utils import timezone
 
 from memory.engine import dense
@@ -72,8 +72,6 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
     # Memory stays flat: nothing here holds a row per fact or per section. The facts stream in
     # id order, merged with their entity links streamed in the same order (each fact's labels
     # in entity id order); the section table goes straight to pam_meta.json afterwards.
-    from django.db.models import Count, OuterRef, Subquery
-
     links = (
         Fact.entities.through.objects.filter(fact__workspace=workspace)
         .order_by("fact_id", "entity_id")

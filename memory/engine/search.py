@@ -240,7 +240,7 @@ def retrieve(
     max_bm25 = max((score for score, _ in raw), default=1.0) or 1.0
     focus = focus_terms(prompt)
     qualifiers = {q.term for q in query if q.weight >= 1.0 and _PERIOD.fullmatch(q.term)}
-    own_terms = {q.term for q in query if q.weight >= 1.0}
+    query_set = {q.term for q in query if q.weight >= 1.0}  # the prompt's own terms
     for bm25, doc in raw:
         fact_terms = set(_first(doc, "terms", "").split())
         # Its date counts as context: "in May 2023" is answered by a message sent then.
@@ -262,14 +262,13 @@ def retrieve(
         if similarity:
             rank = (1 - DENSE_MIX) * rank + DENSE_MIX * _clip((sim - 0.2) / 0.6)
         speaker = _SPEAKER.match(_first(doc, "statement", ""))
-        if speaker and set(terms(speaker.group(1))) <= own_terms:
+        if speaker and set(terms(speaker.group(1))) <= query_set:
             rank += SPEAKER_BONUS  # "what did Caroline say" — her own messages first
         if _first(doc, "statement", "").rstrip().endswith("?"):
             rank -= QUESTION_PENALTY  # a question asks; the message after it answers
         scored.append((rank, relevance, doc))
 
     # Phase 1: the sections the best candidates live in, and whose titles match the query.
-    query_set = {q.term for q in query if q.weight >= 1.0}
     section_score: dict[int, float] = defaultdict(float)
     section_terms: dict[int, set[str]] = defaultdict(set)
     for rank, _, doc in sorted(scored, key=lambda item: -item[0])[:20]:

@@ -7,7 +7,6 @@ readiness → triage → retrieval. Every call is written to the request log wit
 from __future__ import annotations
 
 import logging
-import re
 import time
 import uuid
 from datetime import timedelta
@@ -50,11 +49,8 @@ DESCRIPTION = (
 )
 
 
-_BAD_CODE_POINTS = re.compile("[\x00\ud800-\udfff]")
-
-
 def _has_bad_code_points(value: str) -> bool:
-    return _BAD_CODE_POINTS.search(value) is not None
+    return api_services.UNSTORABLE.search(value) is not None
 
 
 class RetrieveMemoryArguments(BaseModel):
