@@ -11,7 +11,8 @@ the point: compare the peak RSS across sizes. Results are printed as one JSON li
 
 --probe adds, per pipeline stage of both runs (documents: parse + extract + entities + store;
 supersession; tree; entity pruning; index publish), the stage's seconds, the highest RSS
-sampled during it (every 10 ms), the RSS at its end and the process's peak RSS so far, plus
+sampled during it (every 10 ms) in all and split into anonymous and file-backed memory, the
+RSS at its end and the process's peak RSS so far, plus
 the seconds spent in statement extraction and in entity extraction inside the documents
 stage, and a digest of the results (superseded_by marks, the published index's documents
 and pam_meta.json) to check that a change keeps them identical. --tracemalloc adds the
@@ -89,6 +90,19 @@ def _rss_mb() -> float:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def _rss_parts_mb() -> tuple[float, float]:
+    """The RSS split into anonymous memory (heaps, arenas: what the process allocated) and
+    file-backed pages (the interpreter's libraries and memory-mapped files such as tantivy's
+    segments, which the kernel can drop and re-read)."""
+    parts = {"RssAnon:": 0.0, "RssFile:": 0.0}
+    with open("/proc/self/status") as status:
+        for line in status:
+            fields = line.split()
+            if fields and fields[0] in parts:
+                parts[fields[0]] = int(fields[1]) / 1024
+    return parts["RssAnon:"], parts["RssFile:"]
+
+
 class Probe:
     """Per-stage seconds and memory: a thread samples the RSS every 10 ms, and each wrapped
     stage records the highest sample taken while it ran (and the Python heap's peak with
@@ -100,6 +114,7 @@ class Probe:
         self.timers: dict[str, float] = {}
         self.run = 0
         self._high = _rss_mb()
+        self._high_anon, self._high_file = _rss_parts_mb()
         self._stage_started = time.perf_counter()
         self._stop = threading.Event()
         if heap:
@@ -109,6 +124,8 @@ class Probe:
     def _sample(self) -> None:
         while not self._stop.wait(0.01):
             self._high = max(self._high, _rss_mb())
+            anon, file = _rss_parts_mb()
+            self._high_anon, self._high_file = max(self._high_anon, anon), max(self._high_file, file)
 
     def mark(self, name: str) -> None:
         """End the stage running now (named `name`) and start the next one."""
@@ -116,9 +133,11 @@ class Probe:
 
         now = time.perf_counter()
         rss = _rss_mb()
+        anon, file = _rss_parts_mb()
         entry: dict[str, Any] = {
             "run": self.run, "stage": name, "s": round(now - self._stage_started, 2),
             "rss_high_mb": round(max(self._high, rss), 1), "rss_end_mb": round(rss, 1),
+            "anon_high_mb": round(max(self._high_anon, anon), 1), "file_high_mb": round(max(self._high_file, file), 1),
             "peak_so_far_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         }
         if self.heap:
@@ -129,7 +148,7 @@ class Probe:
             self.timers = {}
         if not name.startswith("before") or entry["s"] >= 0.05:  # the gaps between stages
             self.stages.append(entry)
-        self._high = rss
+        self._high, self._high_anon, self._high_file = rss, anon, file
         self._stage_started = now
 
     def stage(self, name: str, function: Callable[..., Any]) -> Callable[..., Any]:

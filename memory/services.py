@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
 from developer_api.models import Plan
-from memory.models import Entity, IndexVersion, PipelineRun, Source, User, Workspace
+from memory.models import Document, Entity, IndexVersion, PipelineRun, Source, User, Workspace
 from pam.errors import PamError
 
 
@@ -121,13 +121,15 @@ def source_items_push(*, source: Source, items: list[dict[str, Any]]) -> Pipelin
 def source_delete(*, source: Source) -> None:
     """Delete a source and everything derived from it, then republish the memory without it."""
     from memory.engine.index import index_publish
+    from memory.pipelines.sync import documents_delete
     from memory.pipelines.tree import tree_rebuild
 
     workspace = source.workspace
     location = Path(source.location)
     uploads = _uploads_dir(workspace)
     with transaction.atomic():
-        source.delete()  # documents, facts, relationships and runs cascade
+        documents_delete(Document.objects.filter(source=source))  # with their facts and relationships
+        source.delete()  # and its runs
         Entity.objects.filter(workspace=workspace, facts__isnull=True, outgoing__isnull=True, incoming__isnull=True).delete()
     if uploads in location.parents:
         shutil.rmtree(location, ignore_errors=True)

@@ -60,8 +60,19 @@ IRREGULAR = {
 }
 
 
-@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
+    # Snowball's rules all take letter suffixes off: a word that ends in a digit ("p1234",
+    # "2026", "sev1") is its own stem. Such words stay out of the cache, where identifiers
+    # would pile up with the corpus (one project id per document in the pipeline benchmark).
+    if word[-1:].isdigit():
+        return word
+    return _stem_word(word)
+
+
+# The most recently used stems: about 160 bytes each (10 MB when full). A corpus's vocabulary
+# keeps growing with its names and typos; the cache stops at this bound.
+@lru_cache(maxsize=65_536)
+def _stem_word(word: str) -> str:
     return str(_stemmer().stemWord(IRREGULAR.get(word, word)))
 
 

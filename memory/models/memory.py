@@ -84,6 +84,13 @@ class Document(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
+    # The bookkeeping of incremental sync lives in the rows, not in a worker's memory: the
+    # last run that found the document in its source (the others are removed at its end), and
+    # whether its facts still wait to be compared with the workspace's for supersession (set
+    # when they are extracted, cleared when compared; a run that died in between leaves it
+    # for the next).
+    synced_run = models.PositiveBigIntegerField(null=True, blank=True)
+    supersession_pending = models.BooleanField(default=False)
 
     class Meta:
         constraints = [

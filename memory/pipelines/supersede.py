@@ -15,12 +15,12 @@ import re
 import sys
 from collections import defaultdict
 from itertools import islice
-from typing import AbstractSet, Any, Iterable
+from typing import AbstractSet, Any, Iterable, cast
 
 from django.db import transaction
 
 from memory.engine.text import terms
-from memory.models import Fact, Workspace
+from memory.models import Document, Fact, Source
 
 MAX_POSTING = 200  # terms in more facts than this are too common to find candidates with
 _PERIOD = re.compile(r"(?:19|20)\d\d|q[1-4]|h[12]")
@@ -52,55 +52,58 @@ def _changed_value(diff: AbstractSet[str], numbers: AbstractSet[str], names: Abs
     return bool(values) and len(diff - values) <= 1
 
 
-CHUNK = 5000  # changed facts compared per pass over the workspace
+CHUNK = 5000  # pending facts compared per pass over the workspace
 BATCH = 2000  # workspace facts read (with their entities) per query during a pass
 APPLY_BATCH = 500  # superseded marks written per UPDATE
 
 # A fact as the comparison needs it: document, effective date (a day ordinal), distinct terms,
 # subject entity keys, name terms of its people, period terms and value-like (number) terms.
 _Features = tuple[int, int, frozenset[str], frozenset[str], frozenset[str], frozenset[str], frozenset[str]]
-# older fact id → (newer fact id, the newer one's effective date as a day ordinal)
+# older fact id → (newer fact id, the newer one's effective date as a day ordinal): one pass's
 _Marks = dict[int, tuple[int, int]]
+# (id, document id, statement, effective date, the effective date of the fact it is already
+# superseded by, if any)
+_Row = tuple[int, int, str, dt.date, "dt.date | None"]
+_COLUMNS = ("id", "document_id", "statement", "effective_date", "superseded_by__effective_date")
 
 
-def supersession_update(*, workspace: Workspace, document_ids: Iterable[int]) -> int:
-    """Recompute `superseded_by` for the facts of the changed documents against the whole
-    workspace; returns how many facts are superseded afterwards. Safe to run twice.
+def supersession_update(*, source: Source) -> int:
+    """Compare the facts of the source's documents that wait for it (`supersession_pending`:
+    extracted since they were last compared) with the whole workspace, and mark which
+    supersede which; returns how many facts of the workspace are superseded afterwards. Safe
+    to run twice, and resumable: a run that dies leaves the rest pending for the next.
 
-    The changed facts are taken CHUNK at a time (a small term index of the chunk: terms in
-    more than MAX_POSTING of its facts are too common to find candidates with), and for each
-    chunk the workspace's dated facts are streamed past it in id order. A candidate pair is
-    only checked when its outcome could change a mark: an older fact keeps the first newer
-    one found with the latest date, so a pair whose newer date is not later than the mark the
-    older fact already has is skipped before any word is compared. Memory holds one chunk,
-    one batch of the stream and the marks found; the result is the same as comparing every
-    candidate pair in that order."""
-    changed = set(document_ids)
-    if not changed:
-        return 0
+    The pending facts are taken CHUNK at a time in id order (a small term index of the chunk:
+    terms in more than MAX_POSTING of its facts are too common to find candidates with), and
+    for each chunk the workspace's dated facts are streamed past it in id order. An older fact
+    keeps the newer fact with the latest date, the first one found among equals: a mark is
+    only replaced by a strictly later one, so a pair whose newer date is not later than the
+    older fact's mark (found in this pass, or stored by an earlier one) is skipped before any
+    word is compared. Each pass's marks are written when it ends. Memory holds one chunk, one
+    batch of the stream and one pass's marks, whatever the size of the workspace."""
+    workspace = source.workspace
     dated = Fact.objects.filter(workspace=workspace, effective_date__isnull=False)
-    changed_rows = (
-        dated.filter(document_id__in=changed).order_by("id").values_list("id", "document_id", "statement", "effective_date")
-    )
-    superseded: _Marks = {}
-    chunk: list[tuple[int, int, str, dt.date]] = []
-    for fid, did, statement, eff in changed_rows.iterator(chunk_size=CHUNK):
-        if eff is not None:
-            chunk.append((fid, did, statement, eff))
-        if len(chunk) >= CHUNK:
-            _compare_chunk(dated, chunk, superseded)
-            chunk = []
-    if chunk:
-        _compare_chunk(dated, chunk, superseded)
-    # Facts of the changed documents were written afresh; marks on other facts stand unless
-    # a decision above replaces them.
-    marks = iter(superseded.items())
-    with transaction.atomic():
-        while batch := list(islice(marks, APPLY_BATCH)):
-            Fact.objects.bulk_update(
-                [Fact(id=older, superseded_by_id=newer) for older, (newer, _) in batch], ["superseded_by"]
-            )
+    pending = dated.filter(document__source=source, document__supersession_pending=True)
+    last = 0
+    while chunk := cast(list[_Row], list(pending.filter(id__gt=last).order_by("id").values_list(*_COLUMNS)[:CHUNK])):
+        last = chunk[-1][0]
+        marks: _Marks = {}
+        _compare_chunk(dated, chunk, marks)
+        del chunk
+        items = iter(marks.items())
+        with transaction.atomic():
+            while batch := list(islice(items, APPLY_BATCH)):
+                Fact.objects.bulk_update(
+                    [Fact(id=older, superseded_by_id=newer) for older, (newer, _) in batch], ["superseded_by"]
+                )
+    # Runs of one source never overlap, so no other run set these flags meanwhile.
+    Document.objects.filter(source=source, supersession_pending=True).update(supersession_pending=False)
     return Fact.objects.filter(workspace=workspace, superseded_by__isnull=False).count()
+
+
+def _mark_date(date: dt.date | None) -> int:
+    """A stored mark's date as a day ordinal (0: no mark yet)."""
+    return date.toordinal() if date is not None else 0
 
 
 def _entity_sets(fact_ids: Iterable[int]) -> dict[int, tuple[frozenset[str], frozenset[str]]]:
@@ -134,11 +137,14 @@ def _features(
     return did, eff, words, subjects, _frozen(_name_terms(people)), periods, numbers
 
 
-def _compare_chunk(dated: Any, chunk: list[tuple[int, int, str, dt.date]], superseded: _Marks) -> None:
+def _compare_chunk(dated: Any, chunk: list[_Row], superseded: _Marks) -> None:
     words_of: dict[int, frozenset[str]] = {}
     postings: dict[str, list[int]] = defaultdict(list)
     common: set[str] = set()  # terms too frequent to find candidates with
-    for fid, did, statement, eff in chunk:
+    stored: dict[int, int] = {}  # the chunk's facts that already have a mark: its date
+    for fid, did, statement, eff, mark in chunk:
+        if mark is not None:
+            stored[fid] = mark.toordinal()
         words = frozenset(sys.intern(t) for t in terms(statement))
         words_of[fid] = words
         for word in words:
@@ -152,29 +158,30 @@ def _compare_chunk(dated: Any, chunk: list[tuple[int, int, str, dt.date]], super
     chunk_entities = _entity_sets(words_of)
     info = {
         fid: _features(did, eff.toordinal(), words_of[fid], chunk_entities.get(fid, _NONE))
-        for fid, did, _, eff in chunk
+        for fid, did, _, eff, _ in chunk
     }
     del words_of, chunk_entities
     # The other side streams in id order, a few thousand facts (and their entities) at a time.
-    batch: list[tuple[int, int, str, dt.date]] = []
-    stream = dated.order_by("id").values_list("id", "document_id", "statement", "effective_date")
+    batch: list[_Row] = []
+    stream = dated.order_by("id").values_list(*_COLUMNS)
     for row in stream.iterator(chunk_size=BATCH):
         batch.append(row)
         if len(batch) >= BATCH:
-            _compare_batch(batch, info, postings, superseded)
+            _compare_batch(batch, info, postings, stored, superseded)
             batch = []
     if batch:
-        _compare_batch(batch, info, postings, superseded)
+        _compare_batch(batch, info, postings, stored, superseded)
 
 
 def _compare_batch(
-    batch: list[tuple[int, int, str, dt.date]],
+    batch: list[_Row],
     info: dict[int, _Features],
     postings: dict[str, list[int]],
+    stored: dict[int, int],
     superseded: _Marks,
 ) -> None:
     batch_entities = _entity_sets(row[0] for row in batch)
-    for ofid, odid, ostatement, oeff_date in batch:
+    for ofid, odid, ostatement, oeff_date, omark in batch:
         o_terms = terms(ostatement)
         candidates: set[int] = set()
         for word in o_terms:
@@ -190,8 +197,11 @@ def _compare_batch(
                 continue
             newer, older, newer_date = (fid, ofid, eff) if eff > oeff else (ofid, fid, oeff)
             current = superseded.get(older)
-            if current is not None and newer_date <= current[1]:
-                continue  # whatever the words say, this pair would not change the mark
+            if current is not None:
+                if newer_date <= current[1]:
+                    continue  # whatever the words say, this pair would not change the mark
+            elif newer_date <= (_mark_date(omark) if older == ofid else stored.get(older, 0)):
+                continue  # nor a pair that cannot beat the mark stored by an earlier pass
             if other is None:
                 other = _features(odid, oeff, frozenset(o_terms), batch_entities.get(ofid, _NONE))
             if _supersedes(fact, other):

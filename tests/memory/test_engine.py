@@ -290,11 +290,13 @@ def test_the_analyzer_gives_the_same_terms_when_threads_stem_at_once() -> None:
     # (IndexError, wrong stems). Each thread now has its own.
     import threading
 
-    from memory.engine.text import stem, terms
+    from memory.engine.text import _stem_word, terms
 
-    words = [f"running{i} connections{i} generalizations{i} happily{i}" for i in range(8000)]
+    tags = ["".join("abcdefghij"[int(d)] for d in str(i)) for i in range(8000)]  # 12 → "bc"
+    words = [f"{t}running {t}connections {t}generalizations {t}happily" for t in tags]
     expected = [terms(w) for w in words]
-    stem.cache_clear()
+    assert expected[12] == ["bcrun", "bcconnect", "bcgener", "bchappili"]
+    _stem_word.cache_clear()
     results: dict[int, list[list[str]]] = {}
     errors: list[BaseException] = []
 
@@ -312,3 +314,26 @@ def test_the_analyzer_gives_the_same_terms_when_threads_stem_at_once() -> None:
     assert errors == []
     for k in range(8):
         assert results[k] == expected[k::8]
+
+
+def test_words_ending_in_a_digit_are_their_own_stems_and_stay_out_of_the_cache() -> None:
+    # The analyzer skips Snowball for them (identifiers would fill the stem cache as a corpus
+    # grows); that is only right if Snowball would have left them as they are.
+    import random
+    import string
+
+    import snowballstemmer
+
+    from memory.engine.text import _stem_word, terms
+
+    snowball = snowballstemmer.stemmer("english")
+    rng = random.Random(4)
+    alphabet = string.ascii_lowercase + string.digits
+    for _ in range(20000):
+        word = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10))) + rng.choice(string.digits)
+        assert snowball.stemWord(word) == word
+    _stem_word.cache_clear()
+    assert terms("Ticket INC-2041 for P1234 in 2026, sev1 and covid19 plans") == [
+        "ticket", "inc", "2041", "p1234", "2026", "sev1", "covid19", "plan"
+    ]
+    assert _stem_word.cache_info().currsize == 3  # ticket, inc, plans

@@ -321,6 +321,30 @@ def test_deleting_a_file_removes_its_document_and_facts(workspace: Workspace, co
     assert IndexVersion.objects.filter(status="published").order_by("-version").first().fact_count == Fact.objects.count()  # type: ignore[union-attr]
 
 
+def test_removed_files_are_deleted_in_batches_and_the_others_stay(
+    workspace: Workspace, corpus_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory.pipelines import sync
+
+    monkeypatch.setattr(sync, "DELETE_BATCH", 2)  # five removed documents: three DELETEs
+    monkeypatch.setattr(sync, "SEEN_BATCH", 2)  # unchanged ones stamped two at a time
+    for n in range(5):
+        (corpus_dir / f"extra-{n}.md").write_text(f"# Extra {n}\n\nExtra page {n} lists {n + 3} open questions.\n")
+    import_source(corpus_dir)
+    kept = sorted(Fact.objects.exclude(document__path__startswith="extra-").values_list("id", "statement"))
+    assert Document.objects.filter(path__startswith="extra-").count() == 5
+
+    for n in range(5):
+        (corpus_dir / f"extra-{n}.md").unlink()
+    import_source(corpus_dir)
+
+    assert not Document.objects.filter(path__startswith="extra-").exists()
+    assert not Fact.objects.filter(statement__contains="open questions").exists()
+    assert sorted(Fact.objects.values_list("id", "statement")) == kept  # untouched, not re-extracted
+    run = latest_run()
+    assert set(Document.objects.values_list("synced_run", flat=True)) == {run.pk}
+
+
 def test_entities_no_document_mentions_any_more_are_removed(workspace: Workspace, corpus_dir: Path) -> None:
     import_source(corpus_dir)
     (corpus_dir / "clients" / "northwind.md").unlink()

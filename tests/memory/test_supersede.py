@@ -29,9 +29,18 @@ def document(title: str, date: str, statement: str) -> str:
 
 
 def import_pair(workspace: Workspace, folder: Path, older: str, newer: str) -> Source:
+    return import_files(
+        workspace,
+        folder,
+        {"older.md": ("Pricing notes", "2025-11-03", older), "newer.md": ("Pricing update", "2026-03-18", newer)},
+    )
+
+
+def import_files(workspace: Workspace, folder: Path, files: dict[str, tuple[str, str, str]]) -> Source:
+    """A new source of the folder holding these documents (name → title, date, statement), synced."""
     folder.mkdir()
-    (folder / "older.md").write_text(document("Pricing notes", "2025-11-03", older))
-    (folder / "newer.md").write_text(document("Pricing update", "2026-03-18", newer))
+    for name, (title, date, statement) in files.items():
+        (folder / name).write_text(document(title, date, statement))
     source = Source.objects.create(workspace=workspace, name=folder.name, kind="auto", location=str(folder))
     sync(source)
     return source
@@ -56,11 +65,11 @@ def test_a_newer_price_supersedes_the_older_one(workspace: Workspace, tmp_path: 
 def test_the_document_dates_decide_which_is_newer_not_the_order_of_the_files(
     workspace: Workspace, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "pricing"
-    folder.mkdir()
-    (folder / "a.md").write_text(document("Pricing update", "2026-03-18", PRO_NEW))
-    (folder / "b.md").write_text(document("Pricing notes", "2025-11-03", PRO_OLD))
-    sync(Source.objects.create(workspace=workspace, name="p", kind="auto", location=str(folder)))
+    import_files(
+        workspace,
+        tmp_path / "pricing",
+        {"a.md": ("Pricing update", "2026-03-18", PRO_NEW), "b.md": ("Pricing notes", "2025-11-03", PRO_OLD)},
+    )
 
     assert fact(PRO_OLD).superseded_by == fact(PRO_NEW)
     assert fact(PRO_NEW).superseded_by is None
@@ -87,16 +96,10 @@ def test_facts_about_different_projects_do_not_supersede_each_other(
 
 
 def test_a_later_document_in_another_source_supersedes_too(workspace: Workspace, tmp_path: Path) -> None:
-    first = tmp_path / "first"
-    first.mkdir()
-    (first / "pricing.md").write_text(document("Pricing notes", "2025-11-03", PRO_OLD))
-    sync(Source.objects.create(workspace=workspace, name="first", kind="auto", location=str(first)))
+    import_files(workspace, tmp_path / "first", {"pricing.md": ("Pricing notes", "2025-11-03", PRO_OLD)})
     assert fact(PRO_OLD).superseded_by is None
-    second = tmp_path / "second"
-    second.mkdir()
-    (second / "pricing.md").write_text(document("Pricing update", "2026-03-18", PRO_NEW))
 
-    sync(Source.objects.create(workspace=workspace, name="second", kind="auto", location=str(second)))
+    import_files(workspace, tmp_path / "second", {"pricing.md": ("Pricing update", "2026-03-18", PRO_NEW)})
 
     assert fact(PRO_OLD).superseded_by == fact(PRO_NEW)
 
@@ -145,3 +148,52 @@ def test_retrieval_ranks_the_newer_statement_first_and_marks_the_superseded_one(
     [new_line] = [line for line in lines if PRO_NEW in line]
     assert "superseded by a newer statement" in old_line
     assert "superseded" not in new_line
+
+
+PRO_LATEST = "The Pro plan now costs $69 per seat per month."
+
+
+def test_a_later_mark_already_stored_is_kept_when_an_older_newcomer_arrives(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # $49 (Nov 2025) was superseded by $69 (Jun 2026); a source added later brings $59 (Mar
+    # 2026). The $49 statement keeps its latest successor, and $59 is superseded by $69 too.
+    import_files(
+        workspace,
+        tmp_path / "first",
+        {"old.md": ("Pricing notes", "2025-11-03", PRO_OLD), "latest.md": ("Pricing today", "2026-06-01", PRO_LATEST)},
+    )
+    assert fact(PRO_OLD).superseded_by == fact(PRO_LATEST)
+
+    import_files(workspace, tmp_path / "second", {"update.md": ("Pricing update", "2026-03-18", PRO_NEW)})
+
+    assert fact(PRO_OLD).superseded_by == fact(PRO_LATEST)
+    assert fact(PRO_NEW).superseded_by == fact(PRO_LATEST)
+    assert fact(PRO_LATEST).superseded_by is None
+
+
+def test_documents_a_failed_run_stored_are_compared_by_the_next_run(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The run dies after storing the new document and before comparing it; the next run finds
+    # the file unchanged, and still compares its facts (they are pending in the database).
+    from memory.models import Document
+    from memory.pipelines import sync as sync_module
+
+    source = import_pair(workspace, tmp_path / "pricing", PRO_OLD, "The Pro plan includes priority support.")
+    (Path(source.location) / "newer.md").write_text(document("Pricing update", "2026-03-18", PRO_NEW))
+
+    def dies(**_: object) -> int:
+        raise RuntimeError("worker died")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(sync_module, "supersession_update", dies)
+        failed = source_sync(run_id=run_create(source=source).pk)
+    assert failed.status == "failed"
+    assert fact(PRO_OLD).superseded_by is None
+    assert Document.objects.get(path="newer.md").supersession_pending is True
+
+    sync(source)
+
+    assert fact(PRO_OLD).superseded_by == fact(PRO_NEW)
+    assert not Document.objects.filter(supersession_pending=True).exists()
