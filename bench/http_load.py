@@ -121,19 +121,22 @@ def profile_child(facts: int, calls: int, key: str) -> None:
 
         setattr(module, name, wrapper)
 
-    timed(transport, "credential_from_header", "credential lookup")
-    timed(sessions, "session_is_valid", "session check")
-    timed(sessions, "history_push", "session history (push)")
-    timed(tool, "readiness_and_version readiness_get", "readiness")
-    timed(tool, "retrieve", "engine retrieve (total)")
-    timed(search, "index_for", "engine: index_for (published version)")
-    timed(search, "_candidates", "engine: BM25 candidates")
-    timed(search, "_second_hop", "engine: second hop")
-    timed(search, "_graph", "engine: entities + relationships (DB)")
-    timed(search, "_documents", "engine: document excerpts (DB)")
-    timed(tool, "_success", "report + structured result")
-    timed(api_services, "request_log_create", "request log insert")
-    timed(tool, "api_key_touch", "key touch")
+    for module, names, label in [
+        (transport, "credential_from_header", "credential lookup"),
+        (sessions, "session_is_valid", "session check"),
+        (sessions, "history_push", "session history (push)"),
+        (tool, "readiness_and_version readiness_get", "readiness"),  # the latter in older trees
+        (tool, "retrieve", "engine retrieve (total)"),
+        (search, "index_for", "engine: index_for (published version)"),
+        (search, "_candidates", "engine: BM25 candidates"),
+        (search, "_second_hop", "engine: second hop"),
+        (search, "_graph", "engine: entities + relationships (DB)"),
+        (search, "_documents", "engine: document excerpts (DB)"),
+        (tool, "_success", "report + structured result"),
+        (api_services, "request_log_create", "request log insert"),
+        (tool, "api_key_touch", "key touch"),
+    ]:
+        timed(module, names, label)
 
     def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         label = stack[-1] if stack else "outside the parts (e.g. health check)"

@@ -67,7 +67,7 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
     tmp.mkdir(parents=True)
     index = tantivy.Index(_schema(), path=str(tmp))
     # 16 MB per segment bounds indexing memory (64 MB grew the peak by ~60 MB at 109k facts;
-    # 16 MB: 8 segments there, peak 187 → 200 MB from 5k to 20k documents; bench/README.md).
+    # 16 MB gives 8 segments there; tantivy refuses less than 15 MB; bench/README.md).
     writer = index.writer(heap_size=16_000_000, num_threads=1)
     # Memory stays flat: nothing here holds a row per fact or per section. The facts stream in
     # id order, merged with their entity links streamed in the same order (each fact's labels

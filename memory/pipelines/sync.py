@@ -12,8 +12,9 @@ import hashlib
 import logging
 import os
 from datetime import datetime, timedelta
+from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
@@ -161,12 +162,20 @@ def _stored_hash(source_id: int, path: str) -> tuple[int, str] | None:
     per arriving document. Plain SQL, because building the ORM query cost 0.5-1 ms a document
     (30 µs this way), seconds on every re-sync of a large source."""
     with connection.cursor() as cursor:
-        cursor.execute(_STORED_HASH, [source_id, path])
+        cursor.execute(_stored_hash_sql(), [source_id, path])
         row = cursor.fetchone()
     return (int(row[0]), str(row[1])) if row is not None else None
 
 
-_STORED_HASH = f"SELECT id, content_hash FROM {Document._meta.db_table} WHERE source_id = %s AND path = %s"
+@lru_cache(maxsize=None)
+def _stored_hash_sql() -> str:
+    meta: Any = Document._meta
+
+    def name(field: str) -> str:
+        return str(connection.ops.quote_name(meta.get_field(field).column))
+
+    table = connection.ops.quote_name(meta.db_table)
+    return f"SELECT {name('id')}, {name('content_hash')} FROM {table} WHERE {name('source')} = %s AND {name('path')} = %s"
 
 
 def documents_delete(documents: QuerySet[Document]) -> int:
@@ -198,8 +207,9 @@ def _llm_statements(raw: RawDocument, run: PipelineRun) -> list[Statement] | Non
     return [Statement(text[:MAX_CHARS], raw.title, position) for position, text in enumerate(found)]
 
 
-def _store_document(source: Source, raw: RawDocument, digest: str, table: EntityTable, run: PipelineRun) -> int:
-    """Replace the document's facts with freshly extracted ones; returns the document id."""
+def _store_document(source: Source, raw: RawDocument, digest: str, table: EntityTable, run: PipelineRun) -> None:
+    """Store the document (stamped with the run, its facts pending supersession) and replace
+    its facts with freshly extracted ones."""
     workspace = source.workspace
     area = area_for(raw.path, raw.title)
     section = ensure_section(workspace, area, topic_for(raw.title))
@@ -291,7 +301,6 @@ def _store_document(source: Source, raw: RawDocument, digest: str, table: Entity
             keys |= entity_extraction.mentions(fact.statement, table.labels)
             links += [Fact.entities.through(fact_id=fact.pk, entity_id=known[k].pk) for k in keys]
         Fact.entities.through.objects.bulk_create(links, ignore_conflicts=True)
-    return document.pk
 
 
 def source_sync(*, run_id: int, progress: Progress | None = None) -> PipelineRun | None:
