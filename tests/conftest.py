@@ -40,8 +40,13 @@ def _fresh_redis(settings: Any) -> None:
         cache.clear()
 
 
+# The project's own copies (memory/mcp/schemas/, documented in docs/mcp-schemas.md);
+# tests/memory/test_schemas_match_shared.py checks them against ../shared when it is there.
+SCHEMAS = REPO / "memory" / "mcp" / "schemas"
+
+
 def load_schema(name: str) -> dict[str, Any]:
-    return json.loads((SHARED / "schemas" / name).read_text())
+    return json.loads((SCHEMAS / name).read_text())
 
 
 @pytest.fixture
