@@ -24,7 +24,13 @@ DEFAULT_PATHS = {
     "locomo": SHARED_DATA / "locomo" / "locomo10.json",
     "qmsum": SHARED_DATA / "qmsum" / "test.jsonl",
     "demo": REPO / "demo" / "questions.jsonl",
+    "harbourline": REPO / "eval" / "harbourline" / "questions.jsonl",
 }
+
+# Halves kept apart (issue 16): the engine may be tuned on TUNE only; TEST is reported, never
+# tuned on. The demo company, developed against in full, is all tuning data.
+TUNE, TEST = "tune", "test"
+LOCOMO_TUNING_CONVERSATIONS = 5  # conversations 1-5 tune, 6-10 test
 
 LOCOMO_CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop", 5: "adversarial"}
 
@@ -35,6 +41,7 @@ class Case:
     category: str
     gold: list[str]  # locators (evidence ids) or, for `substrings` scoring, expected texts
     unanswerable: bool = False  # the memory does not hold the answer: coverage must say so
+    half: str = TUNE  # TUNE or TEST
 
 
 @dataclass
@@ -79,7 +86,8 @@ def locomo_evidence(raw: list[Any], known: set[str]) -> list[str]:
 
 def locomo(path: Path) -> Iterator[Corpus]:
     data = json.loads(path.read_text(encoding="utf-8"))
-    for sample in data:
+    for number, sample in enumerate(data):
+        half = TUNE if number < LOCOMO_TUNING_CONVERSATIONS else TEST
         conversation = sample["conversation"]
         speakers = f"{conversation.get('speaker_a', '')} and {conversation.get('speaker_b', '')}"
         items: list[dict[str, Any]] = []
@@ -125,7 +133,9 @@ def locomo(path: Path) -> Iterator[Corpus]:
             unanswerable = category == 5
             if not gold and not unanswerable:
                 continue  # a few category-3 questions name no evidence: nothing to score
-            cases.append(Case(str(qa["question"]), LOCOMO_CATEGORIES.get(category, str(category)), gold, unanswerable))
+            cases.append(
+                Case(str(qa["question"]), LOCOMO_CATEGORIES.get(category, str(category)), gold, unanswerable, half)
+            )
         yield Corpus(name=str(sample["sample_id"]), cases=cases, items=items)
 
 
@@ -164,18 +174,24 @@ def qmsum(path: Path) -> Iterator[Corpus]:
         )
 
 
-# --- the demo company -------------------------------------------------------------------------
+# --- companies: the demo and the evaluation companies -----------------------------------------
 
 
-def demo(path: Path) -> Iterator[Corpus]:
+def company(path: Path) -> Iterator[Corpus]:
+    """A company's `questions.jsonl` beside its `corpus/` folder. Each question lists the
+    substrings its evidence must show (`expected`, every one of them; none for a question the
+    corpus does not answer) and, optionally, its `half` (`tune` when absent)."""
     cases = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
         q = json.loads(line)
         expected = [str(e) for e in q.get("expected") or []]
-        cases.append(Case(q["question"], q["category"], expected, unanswerable=not expected))
-    yield Corpus(name="demo", cases=cases, folder=path.parent / "corpus", scoring="substrings")
+        half = str(q.get("half") or TUNE)
+        if half not in (TUNE, TEST):
+            raise ValueError(f"question {q.get('id', '?')}: half must be {TUNE!r} or {TEST!r}, not {half!r}")
+        cases.append(Case(q["question"], q["category"], expected, unanswerable=not expected, half=half))
+    yield Corpus(name=path.parent.name, cases=cases, folder=path.parent / "corpus", scoring="substrings")
 
 
-LOADERS = {"locomo": locomo, "qmsum": qmsum, "demo": demo}
+LOADERS = {"locomo": locomo, "qmsum": qmsum, "demo": company, "harbourline": company}

@@ -34,6 +34,9 @@ from memory.services import source_create_for_items, workspace_create
 from memory.sources.push import item_write
 
 K = 10
+RRF_K = 60  # the reciprocal-rank-fusion constant of Cormack et al. (2009)
+ANSWERED = ("comprehensive", "partial")  # coverage that tells the agent to use the answer
+NOT_ANSWERED = ("minimal", "none")  # coverage that tells it the memory does not hold it
 
 
 @dataclass
@@ -55,6 +58,7 @@ class Outcome:
     bm25_ms: float
     dense: Score | None = None  # the dense-only baseline, with the dense stage on
     dense_ms: float = 0.0
+    rrf: Score | None = None  # BM25 and dense fused by reciprocal rank, with the dense stage on
 
 
 @dataclass
@@ -130,6 +134,15 @@ def bm25_baseline(index: LoadedIndex, question: str, k: int = K) -> list[int]:
     # A few extra hits: several facts of one long turn collapse into one unit.
     hits = index.searcher.search(query, k * 3).hits
     return [int(index.searcher.doc(address)["fact_id"][0]) for _, address in hits]
+
+
+def rrf_fusion(*rankings: list[int], k: int = RRF_K) -> list[int]:
+    """Reciprocal-rank fusion: each id scores the sum of 1 / (k + rank) over the rankings."""
+    fused: dict[int, float] = defaultdict(float)
+    for ranking in rankings:
+        for rank, item in enumerate(dict.fromkeys(ranking), start=1):
+            fused[item] += 1.0 / (k + rank)
+    return sorted(fused, key=lambda item: -fused[item])
 
 
 def import_corpus(corpus: Corpus) -> Workspace:
@@ -220,10 +233,12 @@ def _ask(corpus: Corpus, cases: list[Case], workspace: Workspace) -> list[Outcom
         if index.vectors is not None:
             # Dense only: the nearest facts by cosine, nothing else.
             started = time.perf_counter()
-            nearest = index.vectors.top(dense.encode_query(case.question), K * 3)
+            nearest = [f for f, _ in index.vectors.top(dense.encode_query(case.question), K * 3)]
             outcome.dense_ms = (time.perf_counter() - started) * 1000
-            only = _dedupe(units[f] for f, _ in nearest if f in units)[:K]
+            only = _dedupe(units[f] for f in nearest if f in units)[:K]
             outcome.dense = score(case, _judge(corpus, case, only), corpus.any_gold)
+            fused = _dedupe(units[f] for f in rrf_fusion(baseline_ids, nearest) if f in units)[:K]
+            outcome.rrf = score(case, _judge(corpus, case, fused), corpus.any_gold)
         outcomes.append(outcome)
     return outcomes
 
@@ -245,7 +260,7 @@ def _pct(values: list[float], q: float) -> float:
 
 def summary_line(name: str, outcomes: list[Outcome], which: str) -> str:
     scores = [getattr(o, which) for o in outcomes]
-    times = [{"pam": o.ms, "bm25": o.bm25_ms, "dense": o.dense_ms}[which] for o in outcomes]
+    times = [{"pam": o.ms, "bm25": o.bm25_ms, "dense": o.dense_ms, "rrf": o.bm25_ms + o.dense_ms}[which] for o in outcomes]
     return (
         f"{name}: recall@5={_mean([s.recall5 for s in scores]):.3f} "
         f"recall@10={_mean([s.recall10 for s in scores]):.3f} "
@@ -257,7 +272,7 @@ def summary_line(name: str, outcomes: list[Outcome], which: str) -> str:
 def render(report: Report) -> list[str]:
     answerable = [o for o in report.outcomes if not o.case.unanswerable]
     unanswerable = [o for o in report.outcomes if o.case.unanswerable]
-    baselines = ("bm25", "dense") if all(o.dense is not None for o in report.outcomes) else ("bm25",)
+    baselines = ("bm25", "dense", "rrf") if all(o.dense is not None for o in report.outcomes) else ("bm25",)
     lines = [
         f"{report.dataset}: {report.workspaces} workspace(s), {report.facts:,} facts, imported in "
         f"{report.import_seconds:.1f} s; {len(answerable)} answerable and {len(unanswerable)} "
@@ -287,13 +302,18 @@ def render(report: Report) -> list[str]:
     for category in sorted(by_category):
         lines.append(row(category, by_category[category]))
     lines.append(row("overall", answerable))
+    halves = sorted({o.case.half for o in report.outcomes})
+    if len(halves) > 1:
+        for half in halves:
+            lines.append(row(f"overall[{half}]", [o for o in answerable if o.case.half == half]))
     if unanswerable:
-        flagged = sum(1 for o in unanswerable if o.coverage in ("none", "minimal"))
+        flagged = sum(1 for o in unanswerable if o.coverage in NOT_ANSWERED)
         lines.append("")
         lines.append(
             f"unanswerable: coverage none/minimal for {flagged}/{len(unanswerable)} "
             f"({flagged / len(unanswerable):.1%})"
         )
+    lines.extend(calibration_lines(report.outcomes, halves))
     times = [o.ms for o in report.outcomes]
     bm25_times = [o.bm25_ms for o in report.outcomes]
     lines.append(
@@ -301,7 +321,35 @@ def render(report: Report) -> list[str]:
         f"(BM25 baseline p50 {_pct(bm25_times, 50):.1f} ms, p95 {_pct(bm25_times, 95):.1f} ms)"
     )
     lines.append("")
+    if len(halves) > 1:
+        for half in halves:
+            lines.append(summary_line(f"{report.dataset}[{half}]", [o for o in answerable if o.case.half == half], "pam"))
     for which in baselines:
         lines.append(summary_line(f"{report.dataset}-{which}", answerable, which))
     lines.append(summary_line(report.dataset, answerable, "pam"))
     return lines
+
+
+def calibration(outcomes: list[Outcome]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Whether the coverage an agent reads agrees with what was found (issue 16, point 6):
+    (answered among hits, hits) and (flagged among misses and no-answer questions, those)."""
+    hits = [o for o in outcomes if not o.case.unanswerable and o.pam.all10 == 1.0]
+    misses = [o for o in outcomes if o.case.unanswerable or o.pam.all10 < 1.0]
+    answered = sum(1 for o in hits if o.coverage in ANSWERED)
+    flagged = sum(1 for o in misses if o.coverage in NOT_ANSWERED)
+    return (answered, len(hits)), (flagged, len(misses))
+
+
+def calibration_lines(outcomes: list[Outcome], halves: list[str]) -> list[str]:
+    def line(label: str, group: list[Outcome]) -> str:
+        (answered, hits), (flagged, misses) = calibration(group)
+        return (
+            f"calibration{label}: hits (all evidence in top {K}) reported comprehensive/partial "
+            f"{answered}/{hits} ({answered / hits if hits else 0:.1%}); misses and no-answer reported "
+            f"minimal/none {flagged}/{misses} ({flagged / misses if misses else 0:.1%})"
+        )
+
+    out = [line("", outcomes)]
+    if len(halves) > 1:
+        out += [line(f"[{half}]", [o for o in outcomes if o.case.half == half]) for half in halves]
+    return out

@@ -17,7 +17,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from memory.evaluation.datasets import Case, locomo, locomo_evidence, locomo_time
-from memory.evaluation.runner import score
+from memory.evaluation.runner import rrf_fusion, score
 from memory.models import Fact, Workspace
 
 pytestmark = pytest.mark.django_db
@@ -162,3 +162,50 @@ def test_evaluate_refuses_a_missing_file_a_malformed_file_and_a_bad_limit(tmp_pa
         run("locomo", "--data", str(broken))
     with pytest.raises(CommandError, match="--limit"):
         run("demo", "--limit", "0")
+
+
+def test_reciprocal_rank_fusion_adds_one_over_k_plus_rank_from_each_ranking() -> None:
+    assert rrf_fusion([1, 2, 3], [3, 4], k=60) == [3, 1, 2, 4]
+    assert rrf_fusion([7, 7, 8], []) == [7, 8]  # a repeated id counts at its first rank only
+
+
+def test_locomo_conversations_one_to_five_tune_and_the_rest_test(tmp_path: Path) -> None:
+    sample = json.loads(_locomo_file(tmp_path).read_text())[0]
+    samples = [dict(sample, sample_id=f"conv-{n}") for n in range(1, 8)]
+    path = tmp_path / "locomo-seven.json"
+    path.write_text(json.dumps(samples))
+    halves = [{c.half for c in corpus.cases} for corpus in locomo(path)]
+    assert halves == [{"tune"}] * 5 + [{"test"}] * 2
+    lines = run("locomo", "--data", str(path))
+    text = "\n".join(lines)
+    for half in ("tune", "test"):
+        assert re.search(rf"^overall\[{half}\]\s+\d+\s+[\d.]+", text, re.MULTILINE), half
+        assert re.search(rf"^calibration\[{half}\]: hits .* misses and no-answer", text, re.MULTILINE), half
+        assert re.search(rf"^locomo\[{half}\]: recall@5=", text, re.MULTILINE), half
+    assert summary(lines)["name"] == "locomo"
+
+
+def test_a_company_question_with_an_unknown_half_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.md").write_text("# A\n\nAcme is based in Lyon.\n")
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(json.dumps({"question": "Where?", "category": "x", "expected": ["Lyon"], "half": "both"}) + "\n")
+    with pytest.raises(CommandError, match="half must be"):
+        run("harbourline", "--data", str(questions))
+
+
+def test_calibration_counts_hits_reported_answered_and_misses_reported_flagged(tmp_path: Path) -> None:
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "office.md").write_text(
+        "# Offices\n\nThe Lyon office opened in 2019 and employs forty people.\n"
+    )
+    questions = tmp_path / "questions.jsonl"
+    rows = [
+        {"question": "When did the Lyon office open?", "category": "fact", "expected": ["opened in 2019"], "half": "tune"},
+        {"question": "What is the office dog called?", "category": "no_answer", "expected": [], "half": "test"},
+    ]
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text = "\n".join(run("harbourline", "--data", str(questions)))
+    match = re.search(r"^calibration: hits .* (\d)/(\d) .*; misses and no-answer reported minimal/none (\d)/(\d) ", text, re.MULTILINE)
+    assert match, text
+    assert match.group(2) == "1" and match.group(4) == "1"  # one hit, one no-answer question

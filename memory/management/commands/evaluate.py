@@ -20,7 +20,7 @@ from memory.evaluation.runner import evaluate, render
 
 
 class Command(BaseCommand):
-    help = "Measure retrieval quality and speed on locomo, qmsum or the demo questions."
+    help = "Measure retrieval quality and speed on locomo, qmsum, the demo or an evaluation company."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("dataset", choices=sorted(LOADERS))
