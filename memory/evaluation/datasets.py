@@ -52,6 +52,12 @@ class Corpus:
     folder: Path | None = None  # or imported from a folder (the demo corpus)
     scoring: str = "locators"  # "locators" | "substrings"
     any_gold: bool = False  # recall counts a question found when any gold unit is found
+    sessions: bool = False  # locators are "D<session>:<turn>": also score at session level
+
+
+def session_of(locator: str) -> str:
+    """LoCoMo's "D3:12" (session 3, turn 12) → "D3"."""
+    return locator.split(":", 1)[0]
 
 
 # --- LoCoMo ---------------------------------------------------------------------------------
@@ -136,7 +142,7 @@ def locomo(path: Path) -> Iterator[Corpus]:
             cases.append(
                 Case(str(qa["question"]), LOCOMO_CATEGORIES.get(category, str(category)), gold, unanswerable, half)
             )
-        yield Corpus(name=str(sample["sample_id"]), cases=cases, items=items)
+        yield Corpus(name=str(sample["sample_id"]), cases=cases, items=items, sessions=True)
 
 
 # --- QMSum ----------------------------------------------------------------------------------

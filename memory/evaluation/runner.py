@@ -27,7 +27,7 @@ from memory.engine import dense
 from memory.engine.index import LoadedIndex, index_for
 from memory.engine.search import retrieve
 from memory.engine.text import terms
-from memory.evaluation.datasets import Case, Corpus
+from memory.evaluation.datasets import Case, Corpus, session_of
 from memory.models import Fact, PipelineRun, Source, Workspace
 from memory.pipelines.sync import run_create, source_sync
 from memory.services import source_create_for_items, workspace_create
@@ -59,6 +59,8 @@ class Outcome:
     dense: Score | None = None  # the dense-only baseline, with the dense stage on
     dense_ms: float = 0.0
     rrf: Score | None = None  # BM25 and dense fused by reciprocal rank, with the dense stage on
+    pam_sessions: Score | None = None  # session-level (LoCoMo): a session is found when any of
+    bm25_sessions: Score | None = None  # its turns is, ranked by its first turn's rank
 
 
 @dataclass
@@ -109,6 +111,14 @@ def _judge(corpus: Corpus, case: Case, units: list[tuple[str, str]]) -> list[set
     if corpus.scoring == "substrings":
         return [{g for g in case.gold if g.lower() in statement.lower()} for _, statement in units]
     return [{locator} if locator in case.gold else set() for locator, _ in units]
+
+
+def session_score(case: Case, ranked: list[tuple[str, str]]) -> Score:
+    """The question scored over sessions instead of turns, as published LoCoMo retrieval
+    figures count them: the ranked turns become their distinct sessions, in order."""
+    sessions = list(dict.fromkeys(session_of(locator) for locator, _ in ranked if locator))
+    gold = Case(case.question, case.category, list(dict.fromkeys(session_of(g) for g in case.gold)))
+    return score(gold, [{s} & set(gold.gold) for s in sessions], any_gold=False)
 
 
 def _dedupe(units: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -217,11 +227,13 @@ def _ask(corpus: Corpus, cases: list[Case], workspace: Workspace) -> list[Outcom
         started = time.perf_counter()
         result = retrieve(workspace, case.question, limit=K)
         ms = (time.perf_counter() - started) * 1000
-        ranked = _dedupe(units.get(f.fact_id, ("", f.statement)) for f in result.facts)[:K]
+        ranked_all = _dedupe(units.get(f.fact_id, ("", f.statement)) for f in result.facts)
+        ranked = ranked_all[:K]
         started = time.perf_counter()
         baseline_ids = bm25_baseline(index, case.question)
         bm25_ms = (time.perf_counter() - started) * 1000
-        baseline = _dedupe(units[f] for f in baseline_ids if f in units)[:K]
+        baseline_all = _dedupe(units[f] for f in baseline_ids if f in units)
+        baseline = baseline_all[:K]
         outcome = Outcome(
             case=case,
             pam=score(case, _judge(corpus, case, ranked), corpus.any_gold),
@@ -230,6 +242,9 @@ def _ask(corpus: Corpus, cases: list[Case], workspace: Workspace) -> list[Outcom
             ms=ms,
             bm25_ms=bm25_ms,
         )
+        if corpus.sessions:
+            outcome.pam_sessions = session_score(case, ranked_all)
+            outcome.bm25_sessions = session_score(case, baseline_all)
         if index.vectors is not None:
             # Dense only: the nearest facts by cosine, nothing else.
             started = time.perf_counter()
@@ -314,6 +329,7 @@ def render(report: Report) -> list[str]:
             f"({flagged / len(unanswerable):.1%})"
         )
     lines.extend(calibration_lines(report.outcomes, halves))
+    lines.extend(session_lines(answerable, halves))
     times = [o.ms for o in report.outcomes]
     bm25_times = [o.bm25_ms for o in report.outcomes]
     lines.append(
@@ -328,6 +344,27 @@ def render(report: Report) -> list[str]:
         lines.append(summary_line(f"{report.dataset}-{which}", answerable, which))
     lines.append(summary_line(report.dataset, answerable, "pam"))
     return lines
+
+
+def session_lines(answerable: list[Outcome], halves: list[str]) -> list[str]:
+    """Session-level recall (LoCoMo), beside the turn-level figures above."""
+    if not answerable or any(o.pam_sessions is None for o in answerable):
+        return []
+
+    def line(label: str, group: list[Outcome]) -> str:
+        cells = []
+        for name, which in (("PAM", "pam_sessions"), ("BM25", "bm25_sessions")):
+            scores = [getattr(o, which) for o in group]
+            cells.append(
+                f"{name} R@5={_mean([s.recall5 for s in scores]):.3f} R@10={_mean([s.recall10 for s in scores]):.3f} "
+                f"all@10={_mean([s.all10 for s in scores]):.3f}"
+            )
+        return f"session-level{label} ({len(group)} questions): " + "; ".join(cells)
+
+    out = [line("", answerable)]
+    if len(halves) > 1:
+        out += [line(f"[{half}]", [o for o in answerable if o.case.half == half]) for half in halves]
+    return out
 
 
 def calibration(outcomes: list[Outcome]) -> tuple[tuple[int, int], tuple[int, int]]:

@@ -17,7 +17,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from memory.evaluation.datasets import Case, locomo, locomo_evidence, locomo_time
-from memory.evaluation.runner import rrf_fusion, score
+from memory.evaluation.runner import rrf_fusion, score, session_score
 from memory.models import Fact, Workspace
 
 pytestmark = pytest.mark.django_db
@@ -209,3 +209,18 @@ def test_calibration_counts_hits_reported_answered_and_misses_reported_flagged(t
     match = re.search(r"^calibration: hits .* (\d)/(\d) .*; misses and no-answer reported minimal/none (\d)/(\d) ", text, re.MULTILINE)
     assert match, text
     assert match.group(2) == "1" and match.group(4) == "1"  # one hit, one no-answer question
+
+
+def test_session_level_scoring_ranks_each_session_at_its_first_turn() -> None:
+    case = Case("q", "multi_hop", ["D3:4", "D7:1", "D3:9"])
+    ranked = [("D1:2", ""), ("D3:1", ""), ("D3:4", ""), ("D5:5", ""), ("D7:2", "")]
+    s = session_score(case, ranked)  # sessions D1, D3, D5, D7; gold sessions D3 and D7
+    assert (s.recall5, s.all10, s.mrr10) == (1.0, 1.0, 0.5)
+    assert session_score(case, [("D2:1", "")]).recall10 == 0.0
+
+
+def test_evaluate_locomo_prints_session_level_recall_beside_turn_level(tmp_path: Path) -> None:
+    text = "\n".join(run("locomo", "--data", str(_locomo_file(tmp_path))))
+    match = re.search(r"^session-level \(3 questions\): PAM R@5=([\d.]+) .*; BM25 R@5=([\d.]+) ", text, re.MULTILINE)
+    assert match, text
+    assert float(match.group(2)) == 1.0  # two sessions: BM25's top 10 turns cover both
