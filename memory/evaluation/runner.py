@@ -227,13 +227,11 @@ def _ask(corpus: Corpus, cases: list[Case], workspace: Workspace) -> list[Outcom
         started = time.perf_counter()
         result = retrieve(workspace, case.question, limit=K)
         ms = (time.perf_counter() - started) * 1000
-        ranked_all = _dedupe(units.get(f.fact_id, ("", f.statement)) for f in result.facts)
-        ranked = ranked_all[:K]
+        ranked = _dedupe(units.get(f.fact_id, ("", f.statement)) for f in result.facts)[:K]
         started = time.perf_counter()
         baseline_ids = bm25_baseline(index, case.question)
         bm25_ms = (time.perf_counter() - started) * 1000
-        baseline_all = _dedupe(units[f] for f in baseline_ids if f in units)
-        baseline = baseline_all[:K]
+        baseline = _dedupe(units[f] for f in baseline_ids if f in units)[:K]
         outcome = Outcome(
             case=case,
             pam=score(case, _judge(corpus, case, ranked), corpus.any_gold),
@@ -243,8 +241,9 @@ def _ask(corpus: Corpus, cases: list[Case], workspace: Workspace) -> list[Outcom
             bm25_ms=bm25_ms,
         )
         if corpus.sessions:
-            outcome.pam_sessions = session_score(case, ranked_all)
-            outcome.bm25_sessions = session_score(case, baseline_all)
+            # From the same ten turns as the turn-level figures, for both.
+            outcome.pam_sessions = session_score(case, ranked)
+            outcome.bm25_sessions = session_score(case, baseline)
         if index.vectors is not None:
             # Dense only: the nearest facts by cosine, nothing else.
             started = time.perf_counter()
