@@ -1,12 +1,18 @@
 """Workspace-level reads shared by the API, tools and admin. Every lookup is tenant-scoped:
-another workspace's id answers 404 `not_found`, exactly like an id that does not exist."""
+another workspace's id answers 404 `not_found`, exactly like an id that does not exist.
+Readiness (SPEC §3.1), also a read of rows, is `memory.readiness`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.conf import settings
 from django.db.models import QuerySet
 
+from memory.engine import Retrieval, RetrievalTimeout, retrieve
 from memory.models import PipelineRun, Source, Workspace
-from pam.errors import PamError
+from memory.readiness import Readiness, readiness_and_version, readiness_require
+from pam.errors import DeadlineExceeded, PamError
 
 
 def source_list(*, workspace: Workspace) -> QuerySet[Source]:
@@ -25,3 +31,28 @@ def run_list(*, workspace: Workspace, source_id: int | None = None, limit: int =
     if source_id is not None:
         runs = runs.filter(source_id=source_id)
     return list(runs[:limit])
+
+
+@dataclass(frozen=True)
+class MemoryAnswer:
+    retrieval: Retrieval
+    readiness: Readiness
+
+
+def memory_retrieve(*, workspace: Workspace, prompt: str, history: list[str], deadline: float) -> MemoryAnswer:
+    """SPEC §2.3 from readiness on: refuse while memory cannot be served (`PamError` with the
+    code of `memory.readiness.STATES`), then triage and retrieval until `deadline`
+    (`time.monotonic()`; past it, `DeadlineExceeded`). `history`: the session's earlier
+    prompts, oldest first, ignored when triage is disabled."""
+    # One query gives the readiness and the published version; retrieval then serves exactly
+    # that version without asking the database again.
+    readiness, version = readiness_and_version(workspace=workspace)
+    readiness_require(readiness)
+    triage = settings.PAM_TRIAGE_ENABLED
+    try:
+        retrieval = retrieve(
+            workspace, prompt, history if triage else [], deadline=deadline, triage_enabled=triage, version=version
+        )
+    except RetrievalTimeout as exc:
+        raise DeadlineExceeded() from exc
+    return MemoryAnswer(retrieval=retrieval, readiness=readiness)
