@@ -26,6 +26,23 @@ def source_get(*, workspace: Workspace, source_id: int) -> Source:
     return source
 
 
+def run_next_queued(*, source_id: int) -> int | None:
+    """The oldest queued run of a source (the one waiting behind a running one)."""
+    return (
+        PipelineRun.objects.filter(source_id=source_id, status=PipelineRun.Status.QUEUED)
+        .order_by("id")
+        .values_list("id", flat=True)
+        .first()
+    )
+
+
+def sources_to_resync() -> list[Source]:
+    """Every source a periodic re-sync reads again: server-side folders and files that are
+    not syncing (pushed items and uploaded files change only through the API)."""
+    sources = Source.objects.exclude(kind="items").filter(status__in=[Source.Status.READY, Source.Status.FAILED])
+    return [source for source in sources if not source.config.get("upload")]
+
+
 def run_list(*, workspace: Workspace, source_id: int | None = None, limit: int = 100) -> list[PipelineRun]:
     runs = PipelineRun.objects.filter(workspace=workspace).order_by("-id")
     if source_id is not None:
