@@ -96,7 +96,9 @@ def profile_child(facts: int, calls: int, key: str) -> None:
     import developer_api.services as api_services
     import memory.engine.search as search
     import memory.mcp.sessions as sessions
+    import memory.mcp.calls as tool_calls
     import memory.mcp.tool_retrieve_memory as tool
+    import memory.selectors as selectors
     import memory.mcp.transport as transport
 
     parts: dict[str, list[float]] = {}
@@ -125,16 +127,16 @@ def profile_child(facts: int, calls: int, key: str) -> None:
         (transport, "credential_from_header", "credential lookup"),
         (sessions, "session_is_valid", "session check"),
         (sessions, "history_push", "session history (push)"),
-        (tool, "readiness_and_version readiness_get", "readiness"),  # the latter in older trees
-        (tool, "retrieve", "engine retrieve (total)"),
+        (selectors, "readiness_and_version", "readiness"),
+        (selectors, "retrieve", "engine retrieve (total)"),
         (search, "index_for", "engine: index_for (published version)"),
         (search, "_candidates", "engine: BM25 candidates"),
         (search, "_second_hop", "engine: second hop"),
         (search, "_graph", "engine: entities + relationships (DB)"),
         (search, "_documents", "engine: document excerpts (DB)"),
-        (tool, "_success", "report + structured result"),
+        (tool, "_shape", "report + structured result"),
         (api_services, "request_log_create", "request log insert"),
-        (tool, "api_key_touch", "key touch"),
+        (tool_calls, "api_key_touch", "key touch"),
     ]:
         timed(module, names, label)
 

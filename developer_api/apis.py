@@ -27,7 +27,7 @@ from memory.services import (
     source_delete,
     source_items_push,
 )
-from memory.pipelines.readiness import readiness_get
+from memory.readiness import readiness_get
 from pam.errors import PamError
 
 

@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import transaction
+
 from developer_api.models import AgentKey, RequestLog
 from memory.models import Workspace
+from pam.events import group_push
 
 
 # Code points no database stores as text (PostgreSQL refuses NUL and lone surrogates).
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
+# JSON has no NaN or Infinity (Python's parser accepts them); stored as JavaScript spells them.
+NON_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+
+
 def storable(value: Any) -> Any:
     """A copy safe for every database: lone surrogates and NULs (which PostgreSQL refuses in
-    text and jsonb) become U+FFFD, so logging odd input never fails the request."""
+    text and jsonb) become U+FFFD and NaN/Infinity become strings, so logging odd input never
+    fails the request."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return NON_FINITE.get(value, "NaN")
     if isinstance(value, str):
         # One C-speed scan: a log entry holds the whole result (several kB of text).
         return UNSTORABLE.sub("\ufffd", value) if UNSTORABLE.search(value) else value
@@ -48,9 +59,26 @@ class LogEntry:
     duration_ms: int = 0
 
 
+def requests_group(workspace_id: int) -> str:
+    return f"workspace_{workspace_id}_requests"
+
+
+def request_logged_event(row: RequestLog) -> dict[str, Any]:
+    return {
+        "type": "request.logged",
+        "request_id": str(row.request_id),
+        "tool_name": row.tool_name,
+        "outcome": row.outcome,
+        "duration_ms": row.duration_ms,
+        "created_at": row.created_at.isoformat(),
+    }
+
+
 def request_log_create(*, entry: LogEntry) -> RequestLog:
+    """Write one request-log row (SPEC §2.2) and, once committed, push it to the dashboard
+    (SPEC §6)."""
     content = entry.result.get("content") or [{}]
-    return RequestLog.objects.create(
+    row = RequestLog.objects.create(
         request_id=entry.request_id,
         workspace=entry.workspace,
         credential=entry.credential,
@@ -71,6 +99,8 @@ def request_log_create(*, entry: LogEntry) -> RequestLog:
         llm_calls=entry.llm_calls,
         duration_ms=entry.duration_ms,
     )
+    transaction.on_commit(lambda: group_push(requests_group(row.workspace_id), request_logged_event(row)))
+    return row
 
 
 # Quota enforcement (SPEC §3.2) arrives with the Developer API issue. These are the points in

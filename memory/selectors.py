@@ -1,12 +1,18 @@
 """Workspace-level reads shared by the API, tools and admin. Every lookup is tenant-scoped:
-another workspace's id answers 404 `not_found`, exactly like an id that does not exist."""
+another workspace's id answers 404 `not_found`, exactly like an id that does not exist.
+Readiness (SPEC §3.1), also a read of rows, is `memory.readiness`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.conf import settings
 from django.db.models import QuerySet
 
+from memory.engine import Retrieval, RetrievalTimeout, retrieve
 from memory.models import PipelineRun, Source, Workspace
-from pam.errors import PamError
+from memory.readiness import Readiness, readiness_and_version, readiness_require
+from pam.errors import DeadlineExceeded, PamError
 
 
 def source_list(*, workspace: Workspace) -> QuerySet[Source]:
@@ -20,8 +26,50 @@ def source_get(*, workspace: Workspace, source_id: int) -> Source:
     return source
 
 
+def run_next_queued(*, source_id: int) -> int | None:
+    """The oldest queued run of a source (the one waiting behind a running one)."""
+    return (
+        PipelineRun.objects.filter(source_id=source_id, status=PipelineRun.Status.QUEUED)
+        .order_by("id")
+        .values_list("id", flat=True)
+        .first()
+    )
+
+
+def sources_to_resync() -> list[Source]:
+    """Every source a periodic re-sync reads again: server-side folders and files that are
+    not syncing (pushed items and uploaded files change only through the API)."""
+    sources = Source.objects.exclude(kind="items").filter(status__in=[Source.Status.READY, Source.Status.FAILED])
+    return [source for source in sources if not source.config.get("upload")]
+
+
 def run_list(*, workspace: Workspace, source_id: int | None = None, limit: int = 100) -> list[PipelineRun]:
     runs = PipelineRun.objects.filter(workspace=workspace).order_by("-id")
     if source_id is not None:
         runs = runs.filter(source_id=source_id)
     return list(runs[:limit])
+
+
+@dataclass(frozen=True)
+class MemoryAnswer:
+    retrieval: Retrieval
+    readiness: Readiness
+
+
+def memory_retrieve(*, workspace: Workspace, prompt: str, history: list[str], deadline: float) -> MemoryAnswer:
+    """SPEC §2.3 from readiness on: refuse while memory cannot be served (`PamError` with the
+    code of `memory.readiness.STATES`), then triage and retrieval until `deadline`
+    (`time.monotonic()`; past it, `DeadlineExceeded`). `history`: the session's earlier
+    prompts, oldest first, ignored when triage is disabled."""
+    # One query gives the readiness and the published version; retrieval then serves exactly
+    # that version without asking the database again.
+    readiness, version = readiness_and_version(workspace=workspace)
+    readiness_require(readiness)
+    triage = settings.PAM_TRIAGE_ENABLED
+    try:
+        retrieval = retrieve(
+            workspace, prompt, history if triage else [], deadline=deadline, triage_enabled=triage, version=version
+        )
+    except RetrievalTimeout as exc:
+        raise DeadlineExceeded() from exc
+    return MemoryAnswer(retrieval=retrieval, readiness=readiness)

@@ -13,6 +13,7 @@ from django.db import transaction
 
 from developer_api.models import Plan
 from memory.models import Document, Entity, IndexVersion, PipelineRun, Source, User, Workspace
+from memory.tasks import run_dispatch
 from pam.errors import PamError
 
 
@@ -45,8 +46,6 @@ def _uploads_dir(workspace: Workspace) -> Path:
 def run_enqueue(*, source: Source) -> PipelineRun:
     """A queued run for the source, handed to Celery after the transaction commits; a run
     already queued is returned instead of queueing a second one."""
-    from memory.tasks import sync_source_task
-
     with transaction.atomic():
         Source.objects.select_for_update().filter(pk=source.pk).first()
         # A queued run will read everything there is when it starts: reuse it. A running one
@@ -56,7 +55,7 @@ def run_enqueue(*, source: Source) -> PipelineRun:
         if queued is not None:
             return queued
         run = PipelineRun.objects.create(workspace=source.workspace, source=source)
-        transaction.on_commit(lambda: sync_source_task.delay(run.pk))
+        run_dispatch(run.pk)
     return run
 
 

@@ -4,6 +4,6 @@
 """
 
 from memory.engine.search import retrieve
-from memory.engine.types import IndexUnavailable, Retrieval, RetrievalTimeout
+from memory.engine.types import Retrieval, RetrievalTimeout
 
-__all__ = ["IndexUnavailable", "Retrieval", "RetrievalTimeout", "retrieve"]
+__all__ = ["Retrieval", "RetrievalTimeout", "retrieve"]

@@ -10,10 +10,6 @@ class RetrievalTimeout(Exception):
     """Retrieval ran past its deadline."""
 
 
-class IndexUnavailable(Exception):
-    """The published index cannot be loaded or rebuilt."""
-
-
 @dataclass
 class Triage:
     decision: str  # "retrieve" | "triage_only"

@@ -6,13 +6,11 @@ message shape, negotiates the protocol version and routes methods to the tool re
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
-from developer_api import services as api_services
-
+from memory.mcp.calls import tool_call
 from memory.mcp.errors import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, JsonRpcError
-from memory.mcp.tools import CallContext, tool_named, tools_for
+from memory.mcp.tools import CallContext, tools_for
 
 LATEST_VERSION = "2025-11-25"
 # MCP 2025-11-25, Lifecycle §Version Negotiation: answer the client's version when we support
@@ -57,25 +55,6 @@ def is_notification_or_response(message: dict[str, Any]) -> bool:
     return "id" not in message or "method" not in message
 
 
-def _log_refused_call(context: CallContext, name: str, arguments: Any, error: JsonRpcError) -> None:
-    """SPEC §2.2: every authenticated tools/call is logged, a call of an unknown tool too."""
-    credential = context.credential
-    api_services.request_log_create(
-        entry=api_services.LogEntry(
-            request_id=str(uuid.uuid4()),
-            workspace=credential.workspace,
-            credential=credential.label,
-            agent_key=credential.agent_key,
-            tool_name=name,
-            arguments=arguments if arguments is not None else {},
-            session_id=context.handshake_session_id or "",
-            result={"error": {"code": error.code, "message": error.message}, "isError": True},
-            outcome="tool_error",
-            error_code="unknown_tool",
-        )
-    )
-
-
 def dispatch(message: dict[str, Any], context: CallContext) -> Any:
     """The `result` for a request; raises JsonRpcError for a JSON-RPC error."""
     method = message["method"]
@@ -104,18 +83,8 @@ def dispatch(message: dict[str, Any], context: CallContext) -> Any:
         name = params.get("name")
         if not isinstance(name, str):
             raise JsonRpcError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
-        tool = tool_named(name, scopes)
-        arguments = params.get("arguments")
-        if tool is None:
-            error = JsonRpcError(INVALID_PARAMS, f"Unknown tool: {name[:100]}")
-            _log_refused_call(context, name, arguments, error)
-            raise error
-        return tool.handler(context, {} if arguments is None else arguments).as_json()
+        return tool_call(context, name, params.get("arguments"))
     # Includes the 2026-07-28 revision's `server/discover`: dual-era clients fall back to
     # `initialize` on -32601.
     raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method[:100]}")
-
-
-def supported_versions_text() -> str:
-    return ", ".join(SUPPORTED_VERSIONS)
 

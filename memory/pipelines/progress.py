@@ -1,18 +1,11 @@
-"""Pipeline progress events for the dashboard: Channels group `workspace_<id>_pipeline`.
-
-A dead channel layer (Redis down) must never fail a sync, so sending is best-effort.
+"""Pipeline progress events for the dashboard: Channels group `workspace_<id>_pipeline`
+(SPEC §7), pushed best-effort (`pam.events`): a dead channel layer never fails a sync.
 """
 
 from __future__ import annotations
 
-import logging
-
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-
 from memory.models import PipelineRun
-
-logger = logging.getLogger(__name__)
+from pam.events import group_push
 
 
 def pipeline_group(workspace_id: int) -> str:
@@ -32,10 +25,4 @@ def progress_event(run: PipelineRun) -> dict[str, object]:
 
 
 def progress_publish(run: PipelineRun) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(pipeline_group(run.workspace_id), progress_event(run))
-    except Exception as exc:  # best effort: progress is advisory
-        logger.warning("could not publish pipeline progress: %s", type(exc).__name__)
+    group_push(pipeline_group(run.workspace_id), progress_event(run))

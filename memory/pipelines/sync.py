@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -387,26 +388,23 @@ def source_sync(*, run_id: int, progress: Progress | None = None) -> PipelineRun
             Source.objects.filter(pk=source.pk).update(status=Source.Status.FAILED)
         except LeaseLost:
             pass
-    _dispatch_next(source)
     return run
 
 
-def _dispatch_next(source: Source) -> None:
-    """Start the run queued behind the one that just ended (see run_enqueue)."""
-    from memory.tasks import sync_source_task
+@dataclass
+class Reaped:
+    """What `runs_reap_marks` did, and the runs to hand to a worker again."""
 
-    waiting = PipelineRun.objects.filter(source=source, status=PipelineRun.Status.QUEUED).order_by("id").first()
-    if waiting is not None:
-        transaction.on_commit(lambda: sync_source_task.delay(waiting.pk))
+    counts: dict[str, int]
+    to_send: list[int]
 
 
-def runs_reap(*, now: datetime | None = None) -> dict[str, int]:
+def runs_reap_marks(*, now: datetime | None = None) -> Reaped:
     """Find runs whose worker died (lease expired) and queue them again, or fail them after
-    MAX_ATTEMPTS; re-send queued runs whose task message was lost. Returns counts."""
-    from memory.tasks import sync_source_task
-
+    MAX_ATTEMPTS; find queued runs whose task message was lost. The caller sends `to_send`."""
     now = now or timezone.now()
     counts = {"resumed": 0, "failed": 0, "resent": 0}
+    to_send: list[int] = []
     for run in PipelineRun.objects.filter(status=PipelineRun.Status.RUNNING, lease_expires_at__lt=now):
         if run.attempts >= MAX_ATTEMPTS:
             errors = [*run.errors, {"document": "", "message": f"the worker died {run.attempts} times; giving up"}]
@@ -419,11 +417,11 @@ def runs_reap(*, now: datetime | None = None) -> dict[str, int]:
         if PipelineRun.objects.filter(id=run.pk, attempts=run.attempts, status=PipelineRun.Status.RUNNING).update(
             status=PipelineRun.Status.QUEUED, stage="queued", queued_at=now
         ):
-            sync_source_task.delay(run.pk)
+            to_send.append(run.pk)
             counts["resumed"] += 1
     stale = PipelineRun.objects.filter(status=PipelineRun.Status.QUEUED, queued_at__lt=now - STALE_QUEUED)
     for run_id in stale.values_list("id", flat=True):
         if PipelineRun.objects.filter(id=run_id, status=PipelineRun.Status.QUEUED).update(queued_at=now):
-            sync_source_task.delay(run_id)  # claiming is conditional: a duplicate is harmless
+            to_send.append(run_id)  # claiming is conditional: a duplicate is harmless
             counts["resent"] += 1
-    return counts
+    return Reaped(counts=counts, to_send=to_send)

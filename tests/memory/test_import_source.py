@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memory.models import Document, Entity, Fact, IndexVersion, PipelineRun, Relationship, Section, Source, Workspace
-from memory.pipelines.readiness import readiness_get
+from memory.readiness import readiness_get
 
 
 def import_source(path: Path | str, workspace: str = "acme", **options: str) -> str:

@@ -19,8 +19,9 @@ from memory.engine import retrieve
 from memory.engine.index import published_version
 from memory.models import Document, Entity, Fact, IndexVersion, PipelineRun, Relationship, Section, Source, Workspace
 from memory.pipelines import sync
-from memory.pipelines.sync import MAX_ATTEMPTS, STALE_QUEUED, LeaseLost, run_create, runs_reap, source_sync
+from memory.pipelines.sync import MAX_ATTEMPTS, STALE_QUEUED, LeaseLost, run_create, source_sync
 from memory.services import source_delete
+from memory.tasks import resync_sources_task, runs_reap, sync_source_task
 
 MERIDIAN_OWNER = "Platform Engineering owns the Meridian platform rollout through Q3."
 NEW_OWNER = "Data Engineering owns the Meridian platform rollout through Q4."
@@ -117,6 +118,53 @@ def test_a_task_for_a_run_whose_source_was_deleted_does_nothing(source: Source) 
 
     assert not Document.objects.exists()
     assert not PipelineRun.objects.exists()
+
+
+# --- dispatching (memory.tasks: pipelines never import the tasks) --------------------------
+
+
+def test_a_run_queued_behind_another_starts_when_that_one_ends(
+    source: Source, task_starts: list[dict[str, Any]], django_capture_on_commit_callbacks: Any
+) -> None:
+    first = PipelineRun.objects.create(workspace=source.workspace, source=source)
+    behind = PipelineRun.objects.create(workspace=source.workspace, source=source)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sync_source_task.delay(first.pk).get() == "completed"
+
+    assert [s["id"] for s in task_starts] == [first.pk, behind.pk]
+    behind.refresh_from_db()
+    assert behind.status == "completed"
+
+
+def test_a_run_that_finds_its_source_busy_dispatches_nothing(
+    source: Source, task_starts: list[dict[str, Any]], django_capture_on_commit_callbacks: Any
+) -> None:
+    running = claimed(source)
+    waiting = PipelineRun.objects.create(workspace=source.workspace, source=source)
+
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        assert sync_source_task.delay(waiting.pk).get() == "queued"
+
+    assert callbacks == []
+    assert [s["id"] for s in task_starts] == [waiting.pk]
+    assert PipelineRun.objects.get(pk=running.pk).status == "running"
+
+
+def test_the_periodic_resync_queues_server_side_sources_only(
+    workspace: Workspace, source: Source, tmp_path: Path, django_capture_on_commit_callbacks: Any
+) -> None:
+    Source.objects.filter(pk=source.pk).update(status=Source.Status.READY)
+    Source.objects.create(workspace=workspace, name="items", kind="items", location=str(tmp_path / "i"), status="ready")
+    Source.objects.create(
+        workspace=workspace, name="upload", kind="auto", location=str(tmp_path / "u"), status="ready", config={"upload": True}
+    )
+    Source.objects.create(workspace=workspace, name="new", kind="auto", location=str(tmp_path / "n"))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert resync_sources_task.delay().get() == 1
+
+    assert list(PipelineRun.objects.values_list("source_id", "status")) == [(source.pk, "completed")]
 
 
 # --- the reaper -----------------------------------------------------------------------------

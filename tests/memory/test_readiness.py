@@ -1,4 +1,4 @@
-"""memory.pipelines.readiness.readiness_get: every row of the SPEC §3.1 rule table.
+"""memory.readiness.readiness_get: every row of the SPEC §3.1 rule table.
 
 The rows (sources, runs, index versions, facts, sections) are built directly so each state can
 be reached exactly, including the in-between states a real sync passes through too fast to see.
@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from developer_api.models import Plan
 from memory.models import Document, Fact, IndexVersion, PipelineRun, Section, Source, Workspace
-from memory.pipelines.readiness import readiness_get
+from memory.readiness import readiness_get
 
 PROCESSING_MESSAGE = "Sources are connected but initial sync has not finished yet."
 _ids = count(1)

@@ -15,7 +15,7 @@ from developer_api.models import AgentKey
 from memory.engine.index import index_for, published_version
 from memory.mcp import sessions
 from memory.models import IndexVersion, McpSession, Source, Workspace
-from memory.pipelines.readiness import readiness_and_version, readiness_get
+from memory.readiness import readiness_and_version, readiness_get
 from memory.pipelines.sync import run_create, source_sync
 from tests.conftest import Mcp
 

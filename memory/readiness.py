@@ -1,4 +1,10 @@
-"""Memory readiness, exactly the rule table of SPEC §3.1."""
+"""Memory readiness, exactly the rule table of SPEC §3.1: a read of rows, beside the selectors.
+
+`STATES` is the one table of what each state says: the Developer API's
+`estimated_wait_message` and the tool error an MCP tool answers while memory cannot be served
+(SPEC §2.3: `no_sources_connected`, `memory_not_ready`, `memory_unavailable`,
+`entitlement_required`).
+"""
 
 from __future__ import annotations
 
@@ -10,14 +16,43 @@ from django.conf import settings
 from django.db import connection
 
 from memory.models import Fact, IndexVersion, PipelineRun, Section, Source, Workspace
+from pam.errors import EntitlementRequired, PamError
 
 READY_STATES = ("ready_minimal", "ready_rich")
-WAIT_MESSAGES = {
-    "not_provisioned": "This workspace has no active plan: memory is not available.",
-    "waiting_for_sources": "Connect a source to start building memory.",
-    "processing": "Sources are connected but initial sync has not finished yet.",
-    "syncing_to_vm": "The first build is done and is being published to the search index.",
-    "error": "Every source's latest sync failed: check the pipeline runs and sync again.",
+
+
+@dataclass(frozen=True)
+class StateMessages:
+    wait: str | None  # `estimated_wait_message`; None once memory is ready
+    error_code: str | None  # the tool error in this state; None when memory is served
+    error: str | None = None
+
+
+_NOT_READY = "Company memory is still being built. Retry when it is ready."
+STATES: dict[str, StateMessages] = {
+    "not_provisioned": StateMessages(
+        "This workspace has no active plan: memory is not available.",
+        "entitlement_required",
+        EntitlementRequired.MESSAGE,
+    ),
+    "waiting_for_sources": StateMessages(
+        "Connect a source to start building memory.",
+        "no_sources_connected",
+        "No sources are connected to this workspace yet. Connect a source so PAM can build company memory.",
+    ),
+    "processing": StateMessages(
+        "Sources are connected but initial sync has not finished yet.", "memory_not_ready", _NOT_READY
+    ),
+    "syncing_to_vm": StateMessages(
+        "The first build is done and is being published to the search index.", "memory_not_ready", _NOT_READY
+    ),
+    "error": StateMessages(
+        "Every source's latest sync failed: check the pipeline runs and sync again.",
+        "memory_unavailable",
+        "Every sync of this workspace's sources failed; memory is unavailable. Retry after a successful sync.",
+    ),
+    "ready_minimal": StateMessages(None, None),
+    "ready_rich": StateMessages(None, None),
 }
 
 
@@ -146,9 +181,20 @@ def readiness_and_version(*, workspace: Workspace) -> tuple[Readiness, int | Non
         connected_sources_count=connected,
         completed_sources_count=completed,
         latest_pipeline_status=latest_pipeline_status,
-        estimated_wait_message=None if state in READY_STATES else WAIT_MESSAGES[state],
+        estimated_wait_message=STATES[state].wait,
         has_facts=has_facts,
         has_context_markdown=has_context_markdown,
         has_tree_index=has_tree_index,
     )
     return readiness, version
+
+
+def readiness_require(readiness: Readiness) -> None:
+    """Raise the tool error of a state in which memory cannot be served (SPEC §2.3)."""
+    messages = STATES[readiness.state]
+    if messages.error_code is None:
+        return
+    assert messages.error is not None
+    if messages.error_code == "entitlement_required":
+        raise EntitlementRequired(messages.error)
+    raise PamError(messages.error_code, messages.error)
