@@ -150,3 +150,9 @@ def test_it_rejects_a_missing_field_naming_it(client: Client, workspace: Workspa
 @pytest.mark.parametrize("raw", ["not json", "[]", "\"refresh\""])
 def test_it_rejects_a_body_that_is_not_a_json_object(client: Client, workspace: Workspace, raw: str) -> None:
     assert_error(refresh(client, None, raw=raw), 400, "invalid_request")
+
+
+@pytest.mark.parametrize("raw", ["[" * 2000 + "]" * 2000, '{"refresh": ' + "{\"a\": " * 3000 + "1" + "}" * 3001])
+def test_a_deeply_nested_body_is_a_bad_request_not_a_500(client: Client, raw: str) -> None:
+    # Issue 17 defect 1.
+    assert_error(refresh(client, None, raw=raw), 400, "invalid_request")

@@ -173,3 +173,18 @@ def test_it_refuses_get(client: Client, workspace: Workspace) -> None:
 
     assert response.status_code == 405
     assert set(response.json()) == {"error_code", "error_message"}
+
+
+@pytest.mark.parametrize("depth", [2000, 100_000])
+def test_a_deeply_nested_body_is_a_bad_request_not_a_500(client: Client, depth: int) -> None:
+    # Issue 17 defect 1: DRF's parser let RecursionError escape, unauthenticated.
+    error = assert_error(post(client, None, raw="[" * depth + "]" * depth), 400, "invalid_request")
+
+    assert "nested" in error["error_message"]
+
+
+def test_a_body_nested_just_past_the_limit_is_refused_even_when_it_parses(client: Client, workspace: Workspace) -> None:
+    from pam.jsonbody import MAX_JSON_DEPTH
+
+    deep = "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH
+    assert_error(post(client, None, raw=f'{{"email": "{EMAIL}", "password": {deep}}}'), 400, "invalid_request")
