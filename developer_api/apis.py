@@ -130,6 +130,18 @@ def _iso(value: Any) -> str | None:
     return value.isoformat() if value else None
 
 
+# Row ids are 64-bit (BigAutoField); a larger number cannot name a row and overflows SQLite.
+MAX_ROW_ID = 2**63 - 1
+
+
+def _row_id(raw: str, field: str) -> int:
+    """A row id from a query parameter: ASCII digits only (str.isdigit() also accepts "²",
+    which int() refuses), within the database's integer range."""
+    if not (raw.isascii() and raw.isdigit()) or int(raw) > MAX_ROW_ID:
+        raise PamError("invalid_request", f"{field}: must be a source id (a positive integer).")
+    return int(raw)
+
+
 def source_json(source: Source) -> dict[str, Any]:
     return {
         "id": source.pk,
@@ -289,7 +301,5 @@ class PipelineRunListApi(WorkspaceApi):
         raw = request.query_params.get("source")
         source_id = None
         if raw is not None:
-            if not raw.isdigit():
-                raise PamError("invalid_request", "source: must be a source id.")
-            source_id = source_get(workspace=workspace, source_id=int(raw)).pk
+            source_id = source_get(workspace=workspace, source_id=_row_id(raw, "source")).pk
         return Response({"items": [run_json(r) for r in run_list(workspace=workspace, source_id=source_id)]})
