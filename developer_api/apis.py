@@ -11,11 +11,11 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from rest_framework_simplejwt.serializers import TokenRefreshSerializer
 from rest_framework_simplejwt.settings import api_settings as jwt_settings
 from rest_framework_simplejwt.tokens import RefreshToken
 
-from developer_api.authentication import WorkspaceMember
+from developer_api.authentication import PamTokenRefreshSerializer, WorkspaceMember
+from developer_api.ids import row_id
 from developer_api.keys import api_key_revoke, api_key_rotate
 from memory.models import PipelineRun, Source, Workspace
 from memory.selectors import run_list, source_get, source_list
@@ -68,7 +68,7 @@ class AuthRefreshApi(APIView):
     def post(self, request: Request) -> Response:
         if not isinstance(request.data, dict) or not isinstance(request.data.get("refresh"), str):
             raise PamError("invalid_request", "refresh: this field is required and must be a string.")
-        serializer = TokenRefreshSerializer(data={"refresh": request.data["refresh"]})
+        serializer = PamTokenRefreshSerializer(data={"refresh": request.data["refresh"]})
         try:
             serializer.is_valid(raise_exception=True)  # TokenError → 401 invalid_token
         except ObjectDoesNotExist as exc:
@@ -130,16 +130,12 @@ def _iso(value: Any) -> str | None:
     return value.isoformat() if value else None
 
 
-# Row ids are 64-bit (BigAutoField); a larger number cannot name a row and overflows SQLite.
-MAX_ROW_ID = 2**63 - 1
-
-
 def _row_id(raw: str, field: str) -> int:
-    """A row id from a query parameter: ASCII digits only (str.isdigit() also accepts "²",
-    which int() refuses), within the database's integer range."""
-    if not (raw.isascii() and raw.isdigit()) or int(raw) > MAX_ROW_ID:
+    """A row id from a query parameter, else 400 naming the field."""
+    value = row_id(raw)
+    if value is None:
         raise PamError("invalid_request", f"{field}: must be a source id (a positive integer).")
-    return int(raw)
+    return value
 
 
 def source_json(source: Source) -> dict[str, Any]:

@@ -156,3 +156,14 @@ def test_it_rejects_a_body_that_is_not_a_json_object(client: Client, workspace: 
 def test_a_deeply_nested_body_is_a_bad_request_not_a_500(client: Client, raw: str) -> None:
     # Issue 17 defect 1.
     assert_error(refresh(client, None, raw=raw), 400, "invalid_request")
+
+
+@pytest.mark.parametrize("user_id", ["abc", "1.5", "²", [1], {"id": 1}, True, 0, 2**70, None, 1.25], ids=repr)
+def test_it_rejects_a_validly_signed_refresh_token_whose_user_id_is_not_a_row_id(
+    client: Client, workspace: Workspace, user_id: Any
+) -> None:
+    # Issue 17 defect 4: a 500 for non-integers; a missing or falsy one was not checked at all.
+    token = RefreshToken.for_user(workspace.users.get())
+    token["user_id"] = user_id
+
+    assert_error(refresh(client, {"refresh": str(token)}), 401, "invalid_token")
