@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.core.exceptions import ObjectDoesNotExist
 from rest_framework import serializers
@@ -29,6 +30,7 @@ from memory.services import (
 )
 from memory.pipelines.readiness import readiness_get
 from pam.errors import PamError
+from pam.ratelimit import Rate, client_address, enforce
 
 
 def _expires_in() -> int:
@@ -46,6 +48,8 @@ class AuthTokenApi(APIView):
         password = serializers.CharField(max_length=1024, trim_whitespace=False)
 
     def post(self, request: Request) -> Response:
+        # Each attempt costs ~0.3 s of PBKDF2: limited per client address before anything else.
+        enforce("auth-token", client_address(request), Rate.parse(settings.PAM_RATE_LIMIT_AUTH_TOKEN))
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = authenticate(
@@ -66,6 +70,7 @@ class AuthRefreshApi(APIView):
     permission_classes = [AllowAny]
 
     def post(self, request: Request) -> Response:
+        enforce("auth-refresh", client_address(request), Rate.parse(settings.PAM_RATE_LIMIT_AUTH_REFRESH))
         if not isinstance(request.data, dict) or not isinstance(request.data.get("refresh"), str):
             raise PamError("invalid_request", "refresh: this field is required and must be a string.")
         serializer = PamTokenRefreshSerializer(data={"refresh": request.data["refresh"]})

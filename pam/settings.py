@@ -9,6 +9,7 @@ may also be read from a file named by ``<NAME>_FILE`` (Docker/Kubernetes secrets
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -35,6 +36,14 @@ def env_bool(name: str, default: bool) -> bool:
 
 def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in env(name, default).split(",") if item.strip()]
+
+
+def env_rate(name: str, default: str) -> str:
+    """A rate limit "LIMIT/SECONDS" (pam.ratelimit.Rate), checked at start-up."""
+    raw = env(name, default).strip()
+    if not re.fullmatch(r"[1-9][0-9]*/[1-9][0-9]*", raw):
+        raise ValueError(f"{name} must be LIMIT/SECONDS, e.g. {default}, not {raw!r}")
+    return raw
 
 
 PAM_DATA_DIR = Path(env("PAM_DATA_DIR", str(BASE_DIR / "var"))).resolve()
@@ -73,6 +82,11 @@ PAM_RICH_MIN_FACTS = int(env("PAM_RICH_MIN_FACTS", "50"))
 PAM_DENSE = env_bool("PAM_DENSE", False)
 PAM_DENSE_THREADS = int(env("PAM_DENSE_THREADS", "1"))  # torch threads per process; 0 = torch's default
 PAM_OAUTH_REDIRECT_URIS = env_list("PAM_OAUTH_REDIRECT_URIS")
+# Attempts per client address (pam/ratelimit.py; 429 rate_limited with Retry-After, SPEC §3).
+PAM_RATE_LIMIT_AUTH_TOKEN = env_rate("PAM_RATE_LIMIT_AUTH_TOKEN", "10/60")
+PAM_RATE_LIMIT_AUTH_REFRESH = env_rate("PAM_RATE_LIMIT_AUTH_REFRESH", "30/60")
+# Reverse proxies in front of PAM that append to X-Forwarded-For (0: use the peer address).
+PAM_TRUSTED_PROXY_HOPS = int(env("PAM_TRUSTED_PROXY_HOPS", "0"))
 LLM_BASE_URL = env("LLM_BASE_URL")
 LLM_MODEL = env("LLM_MODEL")
 LLM_API_KEY = env("LLM_API_KEY")
@@ -92,6 +106,7 @@ INSTALLED_APPS = [
     "rest_framework_simplejwt.token_blacklist",
     "oauth2_provider",
     "channels",
+    "pam",
     "memory",
     "developer_api",
     "oauth",

@@ -153,7 +153,7 @@ def test_it_rejects_a_body_that_is_not_a_json_object(client: Client, workspace: 
 
 
 @pytest.mark.parametrize("raw", ["[" * 2000 + "]" * 2000, '{"refresh": ' + "{\"a\": " * 3000 + "1" + "}" * 3001])
-def test_a_deeply_nested_body_is_a_bad_request_not_a_500(client: Client, raw: str) -> None:
+def test_a_deeply_nested_body_is_a_bad_request_not_a_500(client: Client, db: None, raw: str) -> None:
     # Issue 17 defect 1.
     assert_error(refresh(client, None, raw=raw), 400, "invalid_request")
 
@@ -167,3 +167,20 @@ def test_it_rejects_a_validly_signed_refresh_token_whose_user_id_is_not_a_row_id
     token["user_id"] = user_id
 
     assert_error(refresh(client, {"refresh": str(token)}), 401, "invalid_token")
+
+
+def test_it_limits_attempts_per_client_address(client: Client, workspace: Workspace, settings: Any) -> None:
+    # Issue 17 defect 8 / SPEC §3: 429 rate_limited with Retry-After.
+    settings.PAM_RATE_LIMIT_AUTH_REFRESH = "2/60"
+    pair = login(client)
+    for _ in range(2):
+        assert_error(refresh(client, {"refresh": "garbage"}), 401, "invalid_token")
+
+    refused = refresh(client, {"refresh": pair["refresh"]})
+
+    assert_error(refused, 429, "rate_limited")
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    other = client.post(
+        URL, json.dumps({"refresh": pair["refresh"]}), content_type="application/json", REMOTE_ADDR="198.51.100.9"
+    )
+    assert other.status_code == 200
