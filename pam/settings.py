@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 
 import dj_database_url
 
+from pam.private_files import PRIVATE_UMASK, private_dir, read_or_create_private
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -46,8 +48,10 @@ def env_rate(name: str, default: str) -> str:
     return raw
 
 
-PAM_DATA_DIR = Path(env("PAM_DATA_DIR", str(BASE_DIR / "var"))).resolve()
-PAM_DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Every file this process creates is private (0600, directories 0700): the SQLite file and
+# its WAL, uploads, indexes, keys (pam/private_files.py).
+os.umask(PRIVATE_UMASK)
+PAM_DATA_DIR = private_dir(Path(env("PAM_DATA_DIR", str(BASE_DIR / "var"))).resolve())
 
 
 def _secret_key() -> str:
@@ -55,11 +59,7 @@ def _secret_key() -> str:
     if configured:
         return configured
     # Generated once and kept in the data directory, so sessions and JWTs survive restarts.
-    key_file = PAM_DATA_DIR / "secret_key"
-    if not key_file.exists():
-        key_file.write_text(secrets.token_urlsafe(50))
-        key_file.chmod(0o600)
-    return key_file.read_text().strip()
+    return read_or_create_private(PAM_DATA_DIR / "secret_key", lambda: secrets.token_urlsafe(50))
 
 
 SECRET_KEY = _secret_key()
@@ -222,6 +222,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 MEDIA_ROOT = PAM_DATA_DIR / "uploads"
+# Django's storages chmod uploads to 0644 unless told otherwise.
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
