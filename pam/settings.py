@@ -217,6 +217,10 @@ STATIC_URL = "static/"
 STATIC_ROOT = PAM_DATA_DIR / "staticfiles"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns when it is missing
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# WhiteNoise also serves the apps' static files straight from their folders, so the admin
+# has its CSS without `collectstatic` (the embedded default never runs it); files collected
+# into STATIC_ROOT (the production steps) are served compressed beside them.
+WHITENOISE_USE_FINDERS = True
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
