@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.core.exceptions import ObjectDoesNotExist
 from rest_framework import serializers
@@ -11,11 +12,11 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from rest_framework_simplejwt.serializers import TokenRefreshSerializer
 from rest_framework_simplejwt.settings import api_settings as jwt_settings
 from rest_framework_simplejwt.tokens import RefreshToken
 
-from developer_api.authentication import WorkspaceMember
+from developer_api.authentication import PamTokenRefreshSerializer, WorkspaceMember
+from developer_api.ids import row_id
 from developer_api.keys import api_key_revoke, api_key_rotate
 from memory.models import PipelineRun, Source, Workspace
 from memory.selectors import run_list, source_get, source_list
@@ -29,6 +30,7 @@ from memory.services import (
 )
 from memory.readiness import readiness_get
 from pam.errors import PamError
+from pam.ratelimit import Rate, client_address, enforce
 
 
 def _expires_in() -> int:
@@ -46,6 +48,8 @@ class AuthTokenApi(APIView):
         password = serializers.CharField(max_length=1024, trim_whitespace=False)
 
     def post(self, request: Request) -> Response:
+        # Each attempt costs ~0.3 s of PBKDF2: limited per client address before anything else.
+        enforce("auth-token", client_address(request), Rate.parse(settings.PAM_RATE_LIMIT_AUTH_TOKEN))
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = authenticate(
@@ -66,9 +70,10 @@ class AuthRefreshApi(APIView):
     permission_classes = [AllowAny]
 
     def post(self, request: Request) -> Response:
+        enforce("auth-refresh", client_address(request), Rate.parse(settings.PAM_RATE_LIMIT_AUTH_REFRESH))
         if not isinstance(request.data, dict) or not isinstance(request.data.get("refresh"), str):
             raise PamError("invalid_request", "refresh: this field is required and must be a string.")
-        serializer = TokenRefreshSerializer(data={"refresh": request.data["refresh"]})
+        serializer = PamTokenRefreshSerializer(data={"refresh": request.data["refresh"]})
         try:
             serializer.is_valid(raise_exception=True)  # TokenError → 401 invalid_token
         except ObjectDoesNotExist as exc:
@@ -128,6 +133,14 @@ class ReadinessApi(WorkspaceApi):
 
 def _iso(value: Any) -> str | None:
     return value.isoformat() if value else None
+
+
+def _row_id(raw: str, field: str) -> int:
+    """A row id from a query parameter, else 400 naming the field."""
+    value = row_id(raw)
+    if value is None:
+        raise PamError("invalid_request", f"{field}: must be a source id (a positive integer).")
+    return value
 
 
 def source_json(source: Source) -> dict[str, Any]:
@@ -289,7 +302,5 @@ class PipelineRunListApi(WorkspaceApi):
         raw = request.query_params.get("source")
         source_id = None
         if raw is not None:
-            if not raw.isdigit():
-                raise PamError("invalid_request", "source: must be a source id.")
-            source_id = source_get(workspace=workspace, source_id=int(raw)).pk
+            source_id = source_get(workspace=workspace, source_id=_row_id(raw, "source")).pk
         return Response({"items": [run_json(r) for r in run_list(workspace=workspace, source_id=source_id)]})

@@ -7,8 +7,20 @@ from typing import Any
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework_simplejwt.authentication import JWTAuthentication
+from rest_framework_simplejwt.exceptions import InvalidToken
+from rest_framework_simplejwt.serializers import TokenRefreshSerializer
+from rest_framework_simplejwt.settings import api_settings as jwt_settings
+from rest_framework_simplejwt.tokens import Token
 
+from developer_api.ids import row_id
 from pam.errors import PamError
+
+
+def check_user_claim(token: Token) -> None:
+    """A validly signed token must still name a user by a row id: anything else (a string, a
+    list, a float) is an invalid token (401), not a failed database lookup (500)."""
+    if row_id(token.payload.get(jwt_settings.USER_ID_CLAIM)) is None:
+        raise InvalidToken("The token names no user.")
 
 
 class PamJWTAuthentication(JWTAuthentication):
@@ -16,6 +28,19 @@ class PamJWTAuthentication(JWTAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="pam-developer-api"'
+
+    def get_user(self, validated_token: Token) -> Any:
+        check_user_claim(validated_token)
+        return super().get_user(validated_token)
+
+
+class PamTokenRefreshSerializer(TokenRefreshSerializer):
+    """simplejwt's refresh, after the user claim check (it skips the user lookup entirely
+    when the claim is missing or falsy, and lets a non-integer one reach the database)."""
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, str]:
+        check_user_claim(self.token_class(attrs["refresh"]))
+        return super().validate(attrs)
 
 
 class WorkspaceMember(BasePermission):

@@ -12,6 +12,7 @@ from rest_framework.views import exception_handler
 from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
 
 from pam.errors import PamError
+from pam.ratelimit import RateLimited
 
 STATUS_BY_CODE = {
     "invalid_token": 401,
@@ -24,6 +25,7 @@ STATUS_BY_CODE = {
     "unsupported_media_type": 415,
     "unavailable": 503,
     "payload_too_large": 413,
+    "rate_limited": 429,
 }
 
 
@@ -42,6 +44,10 @@ def _first_field_error(detail: Any, path: str = "") -> str:
 
 
 def pam_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, RateLimited):
+        response = error_response(exc.code, exc.message)
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     if isinstance(exc, PamError):
         return error_response(exc.code, exc.message)
     if isinstance(exc, (InvalidToken, TokenError, exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):

@@ -9,12 +9,15 @@ may also be read from a file named by ``<NAME>_FILE`` (Docker/Kubernetes secrets
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import dj_database_url
+
+from pam.private_files import PRIVATE_UMASK, private_dir, read_or_create_private
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -37,8 +40,18 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in env(name, default).split(",") if item.strip()]
 
 
-PAM_DATA_DIR = Path(env("PAM_DATA_DIR", str(BASE_DIR / "var"))).resolve()
-PAM_DATA_DIR.mkdir(parents=True, exist_ok=True)
+def env_rate(name: str, default: str) -> str:
+    """A rate limit "LIMIT/SECONDS" (pam.ratelimit.Rate), checked at start-up."""
+    raw = env(name, default).strip()
+    if not re.fullmatch(r"[1-9][0-9]*/[1-9][0-9]*", raw):
+        raise ValueError(f"{name} must be LIMIT/SECONDS, e.g. {default}, not {raw!r}")
+    return raw
+
+
+# Every file this process creates is private (0600, directories 0700): the SQLite file and
+# its WAL, uploads, indexes, keys (pam/private_files.py).
+os.umask(PRIVATE_UMASK)
+PAM_DATA_DIR = private_dir(Path(env("PAM_DATA_DIR", str(BASE_DIR / "var"))).resolve())
 
 
 def _secret_key() -> str:
@@ -46,11 +59,7 @@ def _secret_key() -> str:
     if configured:
         return configured
     # Generated once and kept in the data directory, so sessions and JWTs survive restarts.
-    key_file = PAM_DATA_DIR / "secret_key"
-    if not key_file.exists():
-        key_file.write_text(secrets.token_urlsafe(50))
-        key_file.chmod(0o600)
-    return key_file.read_text().strip()
+    return read_or_create_private(PAM_DATA_DIR / "secret_key", lambda: secrets.token_urlsafe(50))
 
 
 SECRET_KEY = _secret_key()
@@ -73,6 +82,11 @@ PAM_RICH_MIN_FACTS = int(env("PAM_RICH_MIN_FACTS", "50"))
 PAM_DENSE = env_bool("PAM_DENSE", False)
 PAM_DENSE_THREADS = int(env("PAM_DENSE_THREADS", "1"))  # torch threads per process; 0 = torch's default
 PAM_OAUTH_REDIRECT_URIS = env_list("PAM_OAUTH_REDIRECT_URIS")
+# Attempts per client address (pam/ratelimit.py; 429 rate_limited with Retry-After, SPEC §3).
+PAM_RATE_LIMIT_AUTH_TOKEN = env_rate("PAM_RATE_LIMIT_AUTH_TOKEN", "10/60")
+PAM_RATE_LIMIT_AUTH_REFRESH = env_rate("PAM_RATE_LIMIT_AUTH_REFRESH", "30/60")
+# Reverse proxies in front of PAM that append to X-Forwarded-For (0: use the peer address).
+PAM_TRUSTED_PROXY_HOPS = int(env("PAM_TRUSTED_PROXY_HOPS", "0"))
 LLM_BASE_URL = env("LLM_BASE_URL")
 LLM_MODEL = env("LLM_MODEL")
 LLM_API_KEY = env("LLM_API_KEY")
@@ -92,6 +106,7 @@ INSTALLED_APPS = [
     "rest_framework_simplejwt.token_blacklist",
     "oauth2_provider",
     "channels",
+    "pam",
     "memory",
     "developer_api",
     "oauth",
@@ -202,11 +217,18 @@ STATIC_URL = "static/"
 STATIC_ROOT = PAM_DATA_DIR / "staticfiles"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns when it is missing
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# WhiteNoise also serves the apps' static files straight from their folders, so the admin
+# has its CSS without `collectstatic` (the embedded default never runs it); files collected
+# into STATIC_ROOT (the production steps) are served compressed beside them.
+WHITENOISE_USE_FINDERS = True
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 MEDIA_ROOT = PAM_DATA_DIR / "uploads"
+# Django's storages chmod uploads to 0644 unless told otherwise.
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -218,7 +240,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "developer_api.parsers.BoundedJSONParser",
         "rest_framework.parsers.MultiPartParser",
     ],
     "EXCEPTION_HANDLER": "developer_api.exception_handler.pam_exception_handler",

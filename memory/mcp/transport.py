@@ -7,7 +7,6 @@ Origin (403), body size (413), credentials (401), JSON (400 -32700), message sha
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -20,6 +19,7 @@ from memory.mcp import protocol, sessions
 from memory.mcp.credentials import credential_from_header
 from memory.mcp.errors import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, JsonRpcError, jsonrpc_error
 from memory.mcp.tools import CallContext
+from pam.jsonbody import json_loads
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         return _unauthorized("The key or token is unknown, revoked or expired.")
 
     try:
-        message = json.loads(body)
+        message = json_loads(body)  # too deep nesting is a parse error too
     except (ValueError, UnicodeDecodeError):
         return _json(jsonrpc_error(None, PARSE_ERROR, "Parse error: the body is not valid JSON"), 400)
     try:

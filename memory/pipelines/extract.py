@@ -20,7 +20,10 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_EMPH = re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
+# Emphasis and code spans as CommonMark reads them: `*` and backticks work inside words, `_`
+# only at word boundaries (`mrr_usd`, `renewal_date` and snake_case names keep their `_`).
+_EMPH = re.compile(r"(\*\*|\*|`)(?=\S)(.+?)(?<=\S)\1")
+_EMPH_UNDERSCORE = re.compile(r"(?<![^\W_])(__|_)(?=\S)(.+?)(?<=\S)\1(?![^\W_])")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9$€£])")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "Mr.", "Mrs.", "Ms.", "Dr.", "Inc.", "Ltd.", "Co.", "St.", "approx.", "No.")
 _LABEL = re.compile(r"^([A-Z][\w &/'()-]{0,40}):\s+\S")
@@ -59,7 +62,7 @@ def message_statements(title: str, messages: list[Message]) -> list[Statement]:
 def clean_inline(text: str) -> str:
     text = _LINK.sub(r"\1", text)
     for _ in range(2):
-        text = _EMPH.sub(r"\2", text)
+        text = _EMPH_UNDERSCORE.sub(r"\2", _EMPH.sub(r"\2", text))
     return re.sub(r"\s+", " ", text).strip()
 
 

@@ -150,3 +150,37 @@ def test_it_rejects_a_missing_field_naming_it(client: Client, workspace: Workspa
 @pytest.mark.parametrize("raw", ["not json", "[]", "\"refresh\""])
 def test_it_rejects_a_body_that_is_not_a_json_object(client: Client, workspace: Workspace, raw: str) -> None:
     assert_error(refresh(client, None, raw=raw), 400, "invalid_request")
+
+
+@pytest.mark.parametrize("raw", ["[" * 2000 + "]" * 2000, '{"refresh": ' + "{\"a\": " * 3000 + "1" + "}" * 3001])
+def test_a_deeply_nested_body_is_a_bad_request_not_a_500(client: Client, db: None, raw: str) -> None:
+    # Issue 17 defect 1.
+    assert_error(refresh(client, None, raw=raw), 400, "invalid_request")
+
+
+@pytest.mark.parametrize("user_id", ["abc", "1.5", "²", [1], {"id": 1}, True, 0, 2**70, None, 1.25], ids=repr)
+def test_it_rejects_a_validly_signed_refresh_token_whose_user_id_is_not_a_row_id(
+    client: Client, workspace: Workspace, user_id: Any
+) -> None:
+    # Issue 17 defect 4: a 500 for non-integers; a missing or falsy one was not checked at all.
+    token = RefreshToken.for_user(workspace.users.get())
+    token["user_id"] = user_id
+
+    assert_error(refresh(client, {"refresh": str(token)}), 401, "invalid_token")
+
+
+def test_it_limits_attempts_per_client_address(client: Client, workspace: Workspace, settings: Any) -> None:
+    # Issue 17 defect 8 / SPEC §3: 429 rate_limited with Retry-After.
+    settings.PAM_RATE_LIMIT_AUTH_REFRESH = "2/60"
+    pair = login(client)
+    for _ in range(2):
+        assert_error(refresh(client, {"refresh": "garbage"}), 401, "invalid_token")
+
+    refused = refresh(client, {"refresh": pair["refresh"]})
+
+    assert_error(refused, 429, "rate_limited")
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    other = client.post(
+        URL, json.dumps({"refresh": pair["refresh"]}), content_type="application/json", REMOTE_ADDR="198.51.100.9"
+    )
+    assert other.status_code == 200

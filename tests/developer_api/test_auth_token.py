@@ -173,3 +173,40 @@ def test_it_refuses_get(client: Client, workspace: Workspace) -> None:
 
     assert response.status_code == 405
     assert set(response.json()) == {"error_code", "error_message"}
+
+
+@pytest.mark.parametrize("depth", [2000, 100_000])
+def test_a_deeply_nested_body_is_a_bad_request_not_a_500(client: Client, db: None, depth: int) -> None:
+    # Issue 17 defect 1: DRF's parser let RecursionError escape, unauthenticated.
+    error = assert_error(post(client, None, raw="[" * depth + "]" * depth), 400, "invalid_request")
+
+    assert "nested" in error["error_message"]
+
+
+def test_a_body_nested_just_past_the_limit_is_refused_even_when_it_parses(client: Client, workspace: Workspace) -> None:
+    from pam.jsonbody import MAX_JSON_DEPTH
+
+    deep = "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH
+    assert_error(post(client, None, raw=f'{{"email": "{EMAIL}", "password": {deep}}}'), 400, "invalid_request")
+
+
+def test_it_limits_attempts_per_client_address(client: Client, workspace: Workspace, settings: Any) -> None:
+    # Issue 17 defect 8 / SPEC §3: 429 rate_limited with Retry-After; each attempt costs PBKDF2.
+    settings.PAM_RATE_LIMIT_AUTH_TOKEN = "3/60"
+    for _ in range(3):
+        assert_error(post(client, {"email": EMAIL, "password": "wrong"}), 401, "invalid_credentials")
+
+    refused = post(client, {"email": EMAIL, "password": PASSWORD})
+
+    assert_error(refused, 429, "rate_limited")
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    other = client.post(URL, {"email": EMAIL, "password": PASSWORD}, content_type="application/json", REMOTE_ADDR="198.51.100.9")
+    assert other.status_code == 200
+
+
+def test_malformed_attempts_count_against_the_limit_too(client: Client, workspace: Workspace, settings: Any) -> None:
+    settings.PAM_RATE_LIMIT_AUTH_TOKEN = "2/60"
+    for raw in ("not json", "[" * 3000 + "]" * 3000):
+        assert_error(post(client, None, raw=raw), 400, "invalid_request")
+
+    assert_error(post(client, {"email": EMAIL, "password": PASSWORD}), 429, "rate_limited")

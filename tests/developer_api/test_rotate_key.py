@@ -191,3 +191,26 @@ def test_it_refuses_the_token_of_a_deleted_user(client: Client, workspace: Works
 
     assert_error(rotate(client, token), 401, "invalid_token")
     assert not AgentKey.objects.filter(workspace=workspace).exists()
+
+
+ODD_USER_IDS = ["abc", "1.5", "²", "", " 1", [1], {"id": 1}, True, 0, -1, 2**70, None]
+
+
+@pytest.mark.parametrize("user_id", ODD_USER_IDS, ids=repr)
+def test_it_refuses_a_validly_signed_token_whose_user_id_is_not_a_row_id(
+    client: Client, workspace: Workspace, user_id: Any
+) -> None:
+    # Issue 17 defect 4: a non-integer user_id reached the database lookup, a 500.
+    token = AccessToken.for_user(workspace.users.get())
+    token["user_id"] = user_id
+
+    assert_error(rotate(client, str(token)), 401, "invalid_token")
+    assert not AgentKey.objects.filter(workspace=workspace).exists()
+
+
+def test_it_does_not_round_a_fractional_user_id_to_a_real_user(client: Client, workspace: Workspace) -> None:
+    user = workspace.users.get()
+    token = AccessToken.for_user(user)
+    token["user_id"] = user.pk + 0.25  # Django would coerce it to user.pk
+
+    assert_error(rotate(client, str(token)), 401, "invalid_token")

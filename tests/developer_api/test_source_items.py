@@ -313,3 +313,14 @@ def test_it_refuses_an_item_without_text_or_with_malformed_messages_and_stores_n
     assert body["error_message"].startswith(field), body
     assert stored_items(source) == []
     assert not PipelineRun.objects.filter(source=source).exists()
+
+
+def test_a_deeply_nested_body_is_a_bad_request_not_a_500(client: Client, source: Source, auth: dict[str, str]) -> None:
+    # Issue 17 defect 1: the same for every JSON body of /v1/dev/*.
+    for depth in (2000, 900):
+        metadata = "{\"a\": " * depth + "1" + "}" * depth
+        raw = '{"items": [{"external_id": "x", "title": "t", "text": "t", "metadata": ' + metadata + "}]}"
+        response = client.post(f"/v1/dev/sources/{source.pk}/items", raw, content_type="application/json", headers=auth)
+
+        assert_error(response, 400, "invalid_request")
+    assert not PipelineRun.objects.filter(source=source).exists()

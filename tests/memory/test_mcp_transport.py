@@ -263,6 +263,15 @@ def test_it_answers_400_parse_error_for_an_empty_body(mcp: Mcp) -> None:
     assert_jsonrpc_error(response, 400, -32700, None)
 
 
+@pytest.mark.parametrize("depth", [2000, 900, 65])
+def test_it_answers_400_parse_error_for_deeply_nested_json(mcp: Mcp, depth: int) -> None:
+    # Issue 17 defect 1: RecursionError escaped as a 500 (in the Developer API's shape).
+    arguments = '{"prompt": ' + "[" * depth + "]" * depth + "}"
+    raw = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "retrieve_memory", "arguments": ' + arguments + "}}"
+    assert_jsonrpc_error(mcp.post(None, raw=raw.encode()), 400, -32700, None)
+    assert_jsonrpc_error(mcp.post(None, raw=("[" * depth + "]" * depth).encode()), 400, -32700, None)
+
+
 def test_it_refuses_a_batch(mcp: Mcp) -> None:
     response = mcp.post([PING, {"jsonrpc": "2.0", "id": 2, "method": "ping"}])
     assert_jsonrpc_error(response, 400, -32600, None)

@@ -20,6 +20,7 @@ from developer_api.keys import api_key_authenticate, api_key_rotate
 from memory.models import Source, User, Workspace
 from memory.pipelines.sync import run_create, source_sync
 from memory.services import workspace_create
+from pam.private_files import read_or_create_private, write_private
 
 DEMO_SLUG = "demo"
 DEMO_EMAIL = "admin@demo.pam.local"
@@ -31,13 +32,7 @@ def _secret_file(name: str) -> Path:
 
 
 def _read_or_create(name: str, make: Any) -> str:
-    path = _secret_file(name)
-    if path.exists():
-        return path.read_text().strip()
-    value = make()
-    path.write_text(value + "\n")
-    path.chmod(0o600)
-    return str(value)
+    return read_or_create_private(_secret_file(name), make)
 
 
 class Command(BaseCommand):
@@ -66,8 +61,7 @@ class Command(BaseCommand):
         stored = api_key_authenticate(key) if key else None
         if stored is None or stored.workspace_id != workspace.pk:
             key = api_key_rotate(workspace=workspace).api_key
-            key_path.write_text(key + "\n")
-            key_path.chmod(0o600)
+            write_private(key_path, key + "\n")
 
         if not options["no_import"] and not Source.objects.filter(workspace=workspace).exists():
             source = Source.objects.create(

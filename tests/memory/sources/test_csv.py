@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
+from memory.engine import retrieve
 from memory.models import Fact, PipelineRun
+from memory.pipelines.extract import clean_inline
 from tests.memory.sources.conftest import documents, errors, read
 
 ROSTER = """Name,Team,Role,Start date
@@ -65,3 +67,33 @@ def test_it_works_end_to_end(tmp_path: Path, sync: Callable[..., PipelineRun]) -
     row = Fact.objects.get(statement__contains="Name: Ana Ruiz; Team: Platform Engineering")
     assert row.heading_path == "Team roster"
     assert row.document.path == "team-roster.csv"
+
+
+ACCOUNTS = """account,mrr_usd,renewal_date,account_owner
+Globex,4200,2026-09-30,Lena Park
+Initech,1800,2027-01-15,Omar Haddad
+"""
+
+
+def test_snake_case_headers_keep_their_words_through_import(
+    tmp_path: Path, sync: Callable[..., PipelineRun], workspace: Any
+) -> None:
+    # Issue 17 defect 6: `_…_` was stripped as emphasis, so mrr_usd became "mrrusd".
+    (tmp_path / "accounts.csv").write_text(ACCOUNTS)
+
+    run = sync(tmp_path, kind="csv")
+
+    assert run.status == PipelineRun.Status.COMPLETED, run.errors
+    row = Fact.objects.get(statement__contains="Globex")
+    assert "mrr_usd: 4200" in row.statement
+    assert "renewal_date: 2026-09-30" in row.statement
+    assert "account_owner: Lena Park" in row.statement
+    for question in ("What is the MRR of Globex?", "When is the renewal date for Globex?", "Who is the account owner of Globex?"):
+        assert "Globex" in retrieve(workspace, question).facts[0].statement, question
+
+
+def test_underscores_are_stripped_only_where_they_are_emphasis() -> None:
+    assert clean_inline("_Note_: the __final__ price of snake_case_name is `x_y`") == (
+        "Note: the final price of snake_case_name is x_y"
+    )
+    assert clean_inline("account_owner_ and _leading") == "account_owner_ and _leading"
