@@ -1,6 +1,6 @@
 from django.urls import path
 
-from developer_api import apis
+from developer_api import apis, apis_oauth
 
 auth_urlpatterns = [
     path("token", apis.AuthTokenApi.as_view(), name="auth-token"),
@@ -16,4 +16,10 @@ dev_urlpatterns = [
     path("sources/<int:source_id>/sync", apis.SourceSyncApi.as_view(), name="dev-source-sync"),
     path("sources/<int:source_id>/items", apis.SourceItemsApi.as_view(), name="dev-source-items"),
     path("pipeline-runs", apis.PipelineRunListApi.as_view(), name="dev-pipeline-runs"),
+    path("oauth-connections", apis_oauth.OAuthConnectionListApi.as_view(), name="dev-oauth-connections"),
+    path(
+        "oauth-connections/<int:connection_id>/revoke",
+        apis_oauth.OAuthConnectionRevokeApi.as_view(),
+        name="dev-oauth-connection-revoke",
+    ),
 ]

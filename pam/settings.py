@@ -262,14 +262,57 @@ SIMPLE_JWT = {
     "USER_ID_CLAIM": "user_id",
 }
 
-OAUTH2_PROVIDER = {
-    "SCOPES": {"memory:read": "Read company memory", "memory:write": "Write agent memories"},
-    "DEFAULT_SCOPES": ["memory:read"],
-    "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
-    "REFRESH_TOKEN_EXPIRE_SECONDS": 30 * 24 * 3600,
-    "ROTATE_REFRESH_TOKEN": True,
-    "PKCE_REQUIRED": True,
+# OAuth 2.1 for browser LLM clients (SPEC §4) on django-oauth-toolkit. Every URL it publishes
+# comes from PAM_PUBLIC_BASE_URL, never from the request's Host.
+PAM_MCP_URL = f"{PAM_PUBLIC_BASE_URL}/v1/mcp/memory"  # the protected resource (RFC 9728 `resource`)
+PAM_OAUTH_ACCESS_TOKEN_SECONDS = int(env("PAM_OAUTH_ACCESS_TOKEN_SECONDS", "3600"))
+PAM_OAUTH_REFRESH_TOKEN_SECONDS = int(env("PAM_OAUTH_REFRESH_TOKEN_SECONDS", str(30 * 24 * 3600)))
+PAM_OAUTH_SCOPES = {
+    "memory:read": "Read your company memory",
+    "memory:write": "Write agent memories",
 }
+OAUTH2_PROVIDER = {
+    "SCOPES": PAM_OAUTH_SCOPES,
+    "DEFAULT_SCOPES": ["memory:read"],
+    "ACCESS_TOKEN_EXPIRE_SECONDS": PAM_OAUTH_ACCESS_TOKEN_SECONDS,
+    # DOT counts a refresh token's life from its access token's expiry; rotation renews it.
+    "REFRESH_TOKEN_EXPIRE_SECONDS": PAM_OAUTH_REFRESH_TOKEN_SECONDS,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,  # a spent refresh token revokes its whole family
+    "PKCE_REQUIRED": True,
+    "OAUTH2_VALIDATOR_CLASS": "oauth.validators.PamOAuth2Validator",
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],  # http only for loopback (oauth.redirects)
+    "ALLOW_LOCALHOST_LOOPBACK": True,  # RFC 8252 §7.3: any port on localhost as on 127.0.0.1
+    "REQUEST_APPROVAL_PROMPT": "force",  # the consent page every time
+    # RFC 8414 issuer and RFC 9207 `iss`, verbatim (DOT would otherwise derive it from Host).
+    "OIDC_ISS_ENDPOINT": PAM_PUBLIC_BASE_URL,
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_post", "client_secret_basic"],
+    # RFC 9728: one protected resource, the MCP endpoint, served by this authorization server.
+    "OAUTH2_PROTECTED_RESOURCE_IDENTIFIER": PAM_MCP_URL,
+    "OAUTH2_PROTECTED_RESOURCE_AUTHORIZATION_SERVERS": [PAM_PUBLIC_BASE_URL],
+    "OAUTH2_PROTECTED_RESOURCE_BEARER_METHODS_SUPPORTED": ["header"],
+    "OAUTH2_PROTECTED_RESOURCE_NAME": "PAM company memory",
+    # RFC 7591: open registration, limited by the trusted redirect URIs (oauth.registration).
+    "DCR_ENABLED": True,
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    # RFC 9700 (OAuth security BCP): no implicit or password grant, S256 only, `iss` in every
+    # authorization response (RFC 9207), tokens kept only as SHA-256 checksums, no token in a
+    # query string.
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
+}
+# Named so migrations can depend on DOT's (swappable) client model.
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+# The OAuth sign-in page (the authorize view sends anonymous users there).
+LOGIN_URL = "oauth-sign-in"
 
 LOGGING = {
     "version": 1,

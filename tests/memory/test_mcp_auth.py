@@ -1,48 +1,23 @@
-"""Credentials on `/v1/mcp/memory`: agent keys (SPEC §3 "Keys", DESIGN §3.5) and OAuth access
-tokens from django-oauth-toolkit (SPEC §1, §4; RFC 6750 §3 for the 401 challenge)."""
+"""Credentials on `/v1/mcp/memory`: agent keys (SPEC §3 "Keys", DESIGN §3.5; RFC 6750 §3 for the
+401 challenge). OAuth access tokens: tests/oauth/test_mcp_bearer_tokens.py."""
 
 from __future__ import annotations
 
 import hashlib
 import re
-from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.db import IntegrityError, transaction
 from django.test import Client
 from django.utils import timezone
-from oauth2_provider.models import get_access_token_model, get_application_model
 
 from developer_api.keys import api_key_revoke, api_key_rotate
 from developer_api.models import AgentKey, RequestLog
-from memory.models import User, Workspace
+from memory.models import Workspace
 from tests.conftest import Mcp
 
 KEY_FORMAT = re.compile(r"pam_mkey_[A-Za-z0-9]{32}")
-
-
-def make_access_token(
-    user: User, *, token: str = "tok-123", scope: str = "memory:read", expires_in: timedelta = timedelta(hours=1)
-) -> Any:
-    application = get_application_model().objects.create(
-        name="Claude",
-        user=user,
-        client_type="public",
-        authorization_grant_type="authorization-code",
-        redirect_uris="https://claude.ai/api/mcp/auth_callback",
-    )
-    return get_access_token_model().objects.create(
-        user=user,
-        application=application,
-        token=token,
-        expires=timezone.now() + expires_in,
-        scope=scope,
-    )
-
-
-def admin_of(workspace: Workspace) -> User:
-    return User.objects.get(email=f"admin@{workspace.slug}.example")
 
 
 def assert_unauthorized(response: Any, settings: Any) -> None:
@@ -145,65 +120,3 @@ def test_it_binds_a_key_to_its_workspace(client: Client, make_workspace: Any) ->
     Mcp(client, api_key_rotate(workspace=first).api_key).call({"prompt": "Who owns Meridian?"})
     assert RequestLog.objects.filter(workspace=first).count() == 1
     assert RequestLog.objects.filter(workspace=second).count() == 0
-
-
-# --- OAuth access tokens (django-oauth-toolkit) ------------------------------------------------
-
-
-def test_it_accepts_an_oauth_access_token(client: Client, workspace: Workspace) -> None:
-    token = make_access_token(admin_of(workspace))
-    oauth = Mcp(client, "Bearer tok-123")
-    response = oauth.request("ping")
-    assert response.status_code == 200
-    assert response.json()["result"] == {}
-
-    tools = oauth.request("tools/list").json()["result"]["tools"]
-    assert "retrieve_memory" in [tool["name"] for tool in tools]
-
-    result = oauth.call({"prompt": "Who owns Meridian?"})
-    assert result["structuredContent"]["error_code"] == "no_sources_connected"
-    row = RequestLog.objects.get(workspace=workspace)
-    assert row.agent_key is None
-    assert row.credential == f"oauth:{token.id}"
-    assert "tok-123" not in row.credential
-
-
-def test_it_refuses_an_expired_oauth_access_token(client: Client, workspace: Workspace, settings: Any) -> None:
-    make_access_token(admin_of(workspace), expires_in=timedelta(seconds=-1))
-    assert_unauthorized(Mcp(client, "Bearer tok-123").request("ping"), settings)
-
-
-def test_it_refuses_a_revoked_oauth_access_token(client: Client, workspace: Workspace, settings: Any) -> None:
-    token = make_access_token(admin_of(workspace))
-    assert Mcp(client, "Bearer tok-123").request("ping").status_code == 200
-    token.revoke()
-    assert_unauthorized(Mcp(client, "Bearer tok-123").request("ping"), settings)
-
-
-def test_it_refuses_an_unknown_oauth_access_token(client: Client, workspace: Workspace, settings: Any) -> None:
-    make_access_token(admin_of(workspace))
-    assert_unauthorized(Mcp(client, "Bearer tok-124").request("ping"), settings)
-
-
-def test_it_binds_an_oauth_token_to_its_users_workspace(client: Client, make_workspace: Any) -> None:
-    first, second = make_workspace("one"), make_workspace("two")
-    make_access_token(admin_of(second))
-    Mcp(client, "Bearer tok-123").call({"prompt": "Who owns Meridian?"})
-    assert RequestLog.objects.filter(workspace=second).count() == 1
-    assert RequestLog.objects.filter(workspace=first).count() == 0
-
-
-def test_it_refuses_an_oauth_token_of_a_user_without_workspace(client: Client, db: None, settings: Any) -> None:
-    operator = User.objects.create_user("operator@pam.example", "pw-123456789", is_staff=True)
-    make_access_token(operator)
-    assert_unauthorized(Mcp(client, "Bearer tok-123").request("ping"), settings)
-
-
-def test_it_hides_retrieve_memory_from_a_token_without_the_read_scope(client: Client, workspace: Workspace) -> None:
-    make_access_token(admin_of(workspace), scope="memory:write")
-    oauth = Mcp(client, "Bearer tok-123")
-    tools = oauth.request("tools/list").json()["result"]["tools"]
-    assert "retrieve_memory" not in [tool["name"] for tool in tools]
-    response = oauth.request("tools/call", {"name": "retrieve_memory", "arguments": {"prompt": "x"}})
-    assert response.status_code == 200
-    assert response.json()["error"]["code"] == -32602
