@@ -75,6 +75,7 @@ class PamOAuth2Validator(OAuth2Validator):
 
     def validate_refresh_token(self, refresh_token: str, client: Any, request: Any, *args: Any, **kwargs: Any) -> bool:
         if not super().validate_refresh_token(refresh_token, client, request, *args, **kwargs):
+            self._close_replayed_family(refresh_token)
             return False
         user = request.user
         family = request.refresh_token_instance.token_family
@@ -85,6 +86,19 @@ class PamOAuth2Validator(OAuth2Validator):
             and user.workspace_id is not None
             and connection.workspace_id == user.workspace_id
         )
+
+    def _close_replayed_family(self, refresh_token: str) -> None:
+        """A spent refresh token presented again: DOT's reuse protection has revoked the whole
+        family (RFC 9700 §4.14.2); the connection is shown revoked too."""
+        checksum = hashlib.sha256(refresh_token.encode("utf-8")).hexdigest()
+        spent = (
+            RefreshToken.objects.filter(token_checksum=checksum, revoked__isnull=False)
+            .values_list("token_family", flat=True)
+            .first()
+        )
+        connection = OAuthConnection.objects.filter(token_family=spent).first() if spent else None
+        if connection is not None:
+            connections.connection_revoke(connection=connection)
 
     def revoke_token(self, token: str, token_type_hint: str, request: Any, *args: Any, **kwargs: Any) -> None:
         """RFC 7009: revoking either token of a connection disconnects its whole family."""

@@ -69,7 +69,14 @@ class ProtectedResourceMetadataView(CorsOpen, dot_views.OAuthProtectedResourceMe
 
 
 class TokenView(CorsOpen, dot_views.TokenView):
-    pass
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = super().post(request, *args, **kwargs)
+        # oauthlib leaves errors raised from the validator (RFC 8707 `invalid_target`) without
+        # headers, so DOT would send their JSON as text/html (RFC 6749 §5.2 says JSON).
+        if response.content.startswith(b"{") and not response["Content-Type"].startswith("application/json"):
+            response["Content-Type"] = "application/json"
+            response["Cache-Control"] = "no-store"
+        return response
 
 
 class RevokeTokenView(CorsOpen, dot_views.RevokeTokenView):
