@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+E2E_ACCESS_TOKEN_SECONDS = 4
 
 
 def _free_port() -> int:
@@ -48,6 +49,8 @@ def live_server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Li
     env["PAM_DATA_DIR"] = str(data_dir)
     port = _free_port()
     env["PAM_PUBLIC_BASE_URL"] = f"http://127.0.0.1:{port}"
+    # Short OAuth access tokens: the SDK's OAuth test sees its client refresh on its own.
+    env["PAM_OAUTH_ACCESS_TOKEN_SECONDS"] = str(E2E_ACCESS_TOKEN_SECONDS)
     env.pop("DJANGO_SETTINGS_MODULE", None)
     database_url = os.environ.get("DATABASE_URL", "")
     dropped: str | None = None
