@@ -79,9 +79,11 @@ def connection_open(
         if existing is not None:
             if existing.token_family != token_family:
                 get_refresh_token_model().revoke_family(existing.token_family)
+            replaced = existing.application
             for name, value in fields.items():
                 setattr(existing, name, value)
             existing.save()
+            _forget_registration(replaced, keep=application)
             return existing
         try:
             with transaction.atomic():  # a savepoint: a concurrent first connect may win the row
@@ -89,6 +91,18 @@ def connection_open(
         except IntegrityError:
             continue
     raise PamError("invalid_request", "The connection changed concurrently; retry.")
+
+
+def _forget_registration(application: Application | None, *, keep: Application) -> None:
+    """A client that registered anew on reconnect leaves its old registration unused: delete
+    it (and its revoked tokens) rather than keep one client row per connect."""
+    if application is None or application.pk == keep.pk:
+        return
+    if application.registration_source != Application.RegistrationSource.DCR:
+        return  # operator-made clients stay
+    if OAuthConnection.objects.filter(application=application).exists():
+        return
+    application.delete()
 
 
 def connection_refreshed(*, token_family: uuid.UUID, scope: str, access_expires: datetime) -> None:

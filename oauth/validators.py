@@ -40,12 +40,21 @@ def registered_scopes(application: Any) -> set[str] | None:
         return None
 
 
+def member(user: Any) -> bool:
+    """SPEC §4: any active member of a workspace may hold tokens."""
+    return bool(user is not None and user.is_active and user.workspace_id is not None)
+
+
 class PamOAuth2Validator(OAuth2Validator):
     def validate_scopes(self, client_id: str, scopes: list[str], client: Any, request: Any, *args: Any, **kwargs: Any) -> bool:
         if not super().validate_scopes(client_id, scopes, client, request, *args, **kwargs):
             return False
         allowed = registered_scopes(client)
         return allowed is None or set(scopes) <= allowed
+
+    def validate_code(self, client_id: str, code: str, client: Any, request: Any, *args: Any, **kwargs: Any) -> bool:
+        # The user may have left the workspace between consent and the exchange (60 s).
+        return bool(super().validate_code(client_id, code, client, request, *args, **kwargs) and member(request.user))
 
     def _create_authorization_code(self, request: Any, code: Any, expires: Any = None) -> Any:
         resource = getattr(request, "resource", None) or []
@@ -80,12 +89,7 @@ class PamOAuth2Validator(OAuth2Validator):
         user = request.user
         family = request.refresh_token_instance.token_family
         connection = OAuthConnection.objects.filter(token_family=family, revoked_at__isnull=True).first()
-        return bool(
-            user.is_active
-            and connection is not None
-            and user.workspace_id is not None
-            and connection.workspace_id == user.workspace_id
-        )
+        return bool(member(user) and connection is not None and connection.workspace_id == user.workspace_id)
 
     def _close_replayed_family(self, refresh_token: str) -> None:
         """A spent refresh token presented again: DOT's reuse protection has revoked the whole

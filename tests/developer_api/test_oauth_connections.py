@@ -7,6 +7,7 @@ from typing import Any
 
 from django.test import Client
 from django.utils import timezone
+from oauth2_provider.models import Application
 
 from memory.models import User, Workspace
 from oauth.models import OAuthConnection
@@ -92,3 +93,11 @@ def test_it_lists_only_the_callers_workspace(client: Client, make_workspace: Any
 
 def test_it_needs_a_jwt(client: Client, workspace: Workspace) -> None:
     assert_error(client.get(URL), 401, "invalid_token")
+
+
+def test_reconnecting_forgets_the_old_registration(client: Client, auth: dict[str, str]) -> None:
+    sign_in(client)
+    _old_app, _old = connect(client)
+    new_app, _new = connect(client)
+    assert list(Application.objects.values_list("client_id", flat=True)) == [new_app["client_id"]]
+    assert client.get(URL, headers=auth).json()["items"][0]["client_id"] == new_app["client_id"]

@@ -12,7 +12,7 @@ from oauth2_provider.models import AccessToken
 
 from memory.models import User
 from oauth.models import OAuthConnection
-from tests.oauth.conftest import connect, mcp_call, refresh, register
+from tests.oauth.conftest import connect, consent, exchange, mcp_call, pkce, refresh, register
 
 
 def test_access_tokens_last_about_an_hour_and_refresh_tokens_about_thirty_days(client: Client, signed_in: Client) -> None:
@@ -76,3 +76,14 @@ def test_a_refresh_is_refused_once_the_user_is_deactivated(client: Client, signe
 def test_an_unknown_refresh_token_is_refused(client: Client, signed_in: Client) -> None:
     app, _tokens = connect(client)
     assert refresh(client, app, "nope").json()["error"] == "invalid_grant"
+
+
+def test_a_code_is_refused_once_its_user_has_left_the_workspace(client: Client, signed_in: Client, member: User) -> None:
+    app = register(client)
+    challenge = pkce()
+    code = consent(client, app, challenge)["code"]
+    User.objects.filter(pk=member.pk).update(workspace=None)
+    response = exchange(client, app, code, challenge.verifier)
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_grant"
+    assert OAuthConnection.objects.count() == 0
