@@ -91,9 +91,13 @@ def parse_client_metadata(data: Any) -> ClientMetadata:
         raise _metadata_error(f"token_endpoint_auth_method must be one of {', '.join(AUTH_METHODS)}.")
 
     supported = list(settings.PAM_OAUTH_SCOPES)
-    scope = data.get("scope", " ".join(supported))
-    if not isinstance(scope, str) or not scope.split() or not set(scope.split()) <= set(supported):
-        raise _metadata_error(f"scope must be a space-separated subset of: {' '.join(supported)}.")
+    scope = data.get("scope") or ""
+    if not isinstance(scope, str):
+        raise _metadata_error("scope must be a space-separated string.")
+    # RFC 7591 §2: the server may replace requested values. Scopes PAM does not know (openid,
+    # offline_access: refresh tokens come anyway) are dropped rather than failing a connect;
+    # none left, or none asked for, means every scope. The answer says what was granted.
+    granted = [name for name in dict.fromkeys(scope.split()) if name in supported] or supported
 
     default_type = "native" if all(is_loopback(uri) for uri in redirect_uris) else "web"
     application_type = data.get("application_type", default_type)
@@ -111,7 +115,7 @@ def parse_client_metadata(data: Any) -> ClientMetadata:
         client_name=client_name,
         token_endpoint_auth_method=method,
         application_type=application_type,
-        scope=" ".join(dict.fromkeys(scope.split())),
+        scope=" ".join(granted),
     )
 
 

@@ -22,6 +22,7 @@ from django.urls import reverse
 from oauth2_provider import views as dot_views
 from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.models import Application
+from oauth2_provider.views.mixins import OAuthLibMixin
 from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error, InvalidRequestError
 
 from oauth.registration import RegistrationError, client_register, parse_client_metadata
@@ -169,6 +170,12 @@ class AuthorizeView(dot_views.AuthorizationView):
             problem = _membership_problem(request.user)
             if problem:
                 return render(request, "oauth/error.html", {"title": "Cannot connect", "message": problem}, status=403)
+        if "approval_prompt" in request.GET:
+            # DOT lets `approval_prompt=auto` skip the consent page for a client already
+            # authorized; PAM asks every time (REQUEST_APPROVAL_PROMPT = "force").
+            query = request.GET.copy()
+            query.pop("approval_prompt")
+            request.GET = query  # type: ignore[assignment]
         return super().dispatch(request, *args, **kwargs)
 
     def validate_authorization_request(self, request: HttpRequest) -> Any:
@@ -191,7 +198,8 @@ class AuthorizeView(dot_views.AuthorizationView):
         return super().redirect(_with_iss(redirect_to), application)
 
     def error_response(self, error: Any, application: Any, **kwargs: Any) -> HttpResponse:
-        redirect, error_response = super(dot_views.base.BaseAuthorizationView, self).error_response(error, **kwargs)
+        # OAuthLibMixin's decision, rendered with PAM's error page instead of DOT's template.
+        redirect, error_response = OAuthLibMixin.error_response(self, error, **kwargs)
         if redirect:
             return self.redirect(error_response["url"], application)
         oauth_error = error_response["error"]

@@ -168,3 +168,11 @@ def test_the_consent_form_is_csrf_protected(acme: Workspace) -> None:
     allowed = browser.post("/v1/oauth/authorize", {**data, "allow": "Allow", "csrfmiddlewaretoken": token})
     assert allowed.status_code == 302
     assert "code" in query_of(allowed["Location"])
+
+
+def test_a_client_cannot_skip_the_consent_page(client: Client, signed_in: Client, acme: Workspace) -> None:
+    app = register(client)
+    consent(client, app, pkce())
+    page = client.get("/v1/oauth/authorize", authorize_params(app, pkce(), approval_prompt="auto"))
+    assert page.status_code == 200
+    assert page.context["client_name"] == "Claude"

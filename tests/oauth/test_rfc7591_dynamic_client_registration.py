@@ -153,8 +153,7 @@ def test_redirect_uris_are_required(client: Client, db: None) -> None:
         {"grant_types": ["authorization_code", "implicit"]},
         {"response_types": ["token"]},
         {"token_endpoint_auth_method": "private_key_jwt"},
-        {"scope": "memory:read offline_access"},
-        {"scope": ""},
+        {"scope": ["memory:read"]},
         {"application_type": "desktop"},
         {"client_name": 42},
         {"redirect_uris": CLAUDE_CALLBACK},
@@ -168,6 +167,14 @@ def test_bad_client_metadata_is_refused(client: Client, db: None, metadata: dict
 def test_a_body_that_is_not_a_json_object_is_refused(client: Client, db: None) -> None:
     assert_refused(client.post(REGISTER, "not json", content_type="application/json"), "invalid_client_metadata")
     assert_refused(post(client, [CLAUDE_CALLBACK]), "invalid_client_metadata")
+
+
+def test_unknown_scopes_are_dropped_and_the_answer_says_what_was_granted(client: Client, db: None) -> None:
+    answer = post(client, {"redirect_uris": [CLAUDE_CALLBACK], "scope": "openid memory:read offline_access"}).json()
+    assert answer["scope"] == "memory:read"
+    assert post(client, {"redirect_uris": [CLAUDE_CALLBACK], "scope": "offline_access"}).json()["scope"] == (
+        "memory:read memory:write"
+    )
 
 
 def test_unknown_metadata_is_ignored(client: Client, db: None) -> None:
