@@ -311,6 +311,10 @@ OAUTH2_PROVIDER = {
 }
 # Named so migrations can depend on DOT's (swappable) client model.
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+# Browsers post the sign-in and consent forms with `Origin: <PAM_PUBLIC_BASE_URL's origin>`;
+# trusted even when a proxy rewrites the Host. (SecurityMiddleware's Referrer-Policy
+# same-origin keeps that Origin: a no-referrer page would make browsers send `Origin: null`.)
+CSRF_TRUSTED_ORIGINS = [PAM_PUBLIC_ORIGIN]
 # The OAuth sign-in page (the authorize view sends anonymous users there).
 LOGIN_URL = "oauth-sign-in"
 

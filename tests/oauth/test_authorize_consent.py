@@ -176,3 +176,25 @@ def test_a_client_cannot_skip_the_consent_page(client: Client, signed_in: Client
     page = client.get("/v1/oauth/authorize", authorize_params(app, pkce(), approval_prompt="auto"))
     assert page.status_code == 200
     assert page.context["client_name"] == "Claude"
+
+
+def test_a_browser_s_sign_in_post_with_its_origin_passes_the_csrf_check(acme: Workspace) -> None:
+    browser = Client(enforce_csrf_checks=True)
+    page = browser.get("/v1/oauth/sign-in")
+    assert "no-referrer" not in page.content.decode()  # it would make browsers send Origin: null
+    token = browser.cookies["csrftoken"].value
+    response = browser.post(
+        "/v1/oauth/sign-in",
+        {"username": "admin@acme.example", "password": "pw-123456789", "csrfmiddlewaretoken": token},
+        HTTP_ORIGIN=ISSUER,
+        HTTP_HOST="127.0.0.1:8000",
+    )
+    assert response.status_code == 302
+    refused = Client(enforce_csrf_checks=True)
+    refused.get("/v1/oauth/sign-in")
+    forged = refused.post(
+        "/v1/oauth/sign-in",
+        {"username": "admin@acme.example", "password": "pw-123456789", "csrfmiddlewaretoken": refused.cookies["csrftoken"].value},
+        HTTP_ORIGIN="https://evil.example",
+    )
+    assert forged.status_code == 403
