@@ -26,6 +26,7 @@ from oauth2_provider.views.mixins import OAuthLibMixin
 from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error, InvalidRequestError
 
 from oauth.registration import RegistrationError, client_register, parse_client_metadata
+from pam.ratelimit import Rate, RateLimited, client_address, enforce
 from oauth.validators import resource_error
 
 CORS_HEADERS = {
@@ -39,6 +40,25 @@ SCOPE_SENTENCES = {
     "memory:read": "read your company memory",
     "memory:write": "write agent memories",
 }
+
+
+def _limited(scope: str, rate: str, request: HttpRequest) -> int | None:
+    """Count this attempt (SPEC §3 rate limits, per client address): seconds to wait, or None."""
+    try:
+        enforce(scope, client_address(request), Rate.parse(rate))
+    except RateLimited as exc:
+        return exc.retry_after
+    return None
+
+
+def _too_many(retry_after: int) -> JsonResponse:
+    # The OAuth error members clients parse (RFC 6749 §5.2, RFC 7591 §3.2.2) with SPEC's code.
+    response = JsonResponse(
+        {"error": "rate_limited", "error_description": f"Too many attempts; retry in {retry_after} seconds."},
+        status=429,
+    )
+    response["Retry-After"] = str(retry_after)
+    return response
 
 
 class CorsOpen:
@@ -71,6 +91,9 @@ class ProtectedResourceMetadataView(CorsOpen, dot_views.OAuthProtectedResourceMe
 
 class TokenView(CorsOpen, dot_views.TokenView):
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        retry_after = _limited("oauth-token", settings.PAM_RATE_LIMIT_OAUTH_TOKEN, request)
+        if retry_after is not None:
+            return _too_many(retry_after)
         response = super().post(request, *args, **kwargs)
         # oauthlib leaves errors raised from the validator (RFC 8707 `invalid_target`) without
         # headers, so DOT would send their JSON as text/html (RFC 6749 §5.2 says JSON).
@@ -91,6 +114,9 @@ class RegistrationView(CorsOpen, dot_views.DynamicClientRegistrationView):
     """
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        retry_after = _limited("oauth-register", settings.PAM_RATE_LIMIT_OAUTH_REGISTER, request)
+        if retry_after is not None:
+            return _too_many(retry_after)
         try:
             data = json.loads(request.body)
         except (ValueError, UnicodeDecodeError):
@@ -123,6 +149,18 @@ class SignInForm(AuthenticationForm):
 class SignInView(LoginView):
     template_name = "oauth/sign_in.html"
     form_class = SignInForm
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        # The same budget as POST /v1/auth/token: one password guess is one attempt either way.
+        retry_after = _limited("auth-token", settings.PAM_RATE_LIMIT_AUTH_TOKEN, request)
+        if retry_after is None:
+            return super().post(request, *args, **kwargs)
+        # An unbound form: binding it would check the password, the very attempt refused here.
+        form = SignInForm(request, initial={"username": str(request.POST.get("username", ""))[:254]})
+        refusal = f"Too many sign-in attempts. Try again in {retry_after} seconds."
+        response = self.render_to_response(self.get_context_data(form=form, refusal=refusal), status=429)
+        response["Retry-After"] = str(retry_after)
+        return response
 
     def get_success_url(self) -> str:
         return self.get_redirect_url() or reverse("oauth-sign-in")

@@ -85,6 +85,10 @@ PAM_OAUTH_REDIRECT_URIS = env_list("PAM_OAUTH_REDIRECT_URIS")
 # Attempts per client address (pam/ratelimit.py; 429 rate_limited with Retry-After, SPEC §3).
 PAM_RATE_LIMIT_AUTH_TOKEN = env_rate("PAM_RATE_LIMIT_AUTH_TOKEN", "10/60")
 PAM_RATE_LIMIT_AUTH_REFRESH = env_rate("PAM_RATE_LIMIT_AUTH_REFRESH", "30/60")
+# Browser LLM clients call these from their vendor's servers, so one address stands for every
+# user of that vendor: the limits are wider than a person's (SPEC §4).
+PAM_RATE_LIMIT_OAUTH_TOKEN = env_rate("PAM_RATE_LIMIT_OAUTH_TOKEN", "120/60")
+PAM_RATE_LIMIT_OAUTH_REGISTER = env_rate("PAM_RATE_LIMIT_OAUTH_REGISTER", "20/60")
 # Reverse proxies in front of PAM that append to X-Forwarded-For (0: use the peer address).
 PAM_TRUSTED_PROXY_HOPS = int(env("PAM_TRUSTED_PROXY_HOPS", "0"))
 LLM_BASE_URL = env("LLM_BASE_URL")
