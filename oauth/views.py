@@ -1,8 +1,9 @@
 """OAuth 2.1 edges DOT lacks or that PAM shapes (SPEC §4): discovery with CORS, open dynamic
-registration, the sign-in and consent pages.
+registration, the sign-in and consent pages, rate limits (SPEC §3).
 
 Token (RFC 6749 §3.2), revocation (RFC 7009) and the metadata documents (RFC 8414, RFC 9728)
-are DOT's own views, mounted by oauth.urls at SPEC's paths.
+are DOT's own views, mounted by oauth.urls at SPEC's paths with CORS (and, for the token
+endpoint, a rate limit and JSON errors).
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from oauth2_provider.views.mixins import OAuthLibMixin
 from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error, InvalidRequestError
 
 from oauth.registration import RegistrationError, client_register, parse_client_metadata
-from pam.ratelimit import Rate, RateLimited, client_address, enforce
 from oauth.validators import resource_error
+from pam.ratelimit import Rate, RateLimited, client_address, enforce
 
 CORS_HEADERS = {
     "Access-Control-Allow-Origin": "*",

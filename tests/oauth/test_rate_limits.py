@@ -18,7 +18,7 @@ def assert_limited(response: Any) -> None:
 
 
 def test_registration_is_limited_per_address(client: Client, db: None, settings: Any) -> None:
-    settings.PAM_RATE_LIMIT_OAUTH_REGISTER = "2/60"
+    settings.PAM_RATE_LIMIT_OAUTH_REGISTER = "2/3600"
     register(client)
     register(client)
     assert_limited(client.post("/v1/oauth/register", {"redirect_uris": [CLAUDE_CALLBACK]}, content_type="application/json"))
@@ -27,14 +27,14 @@ def test_registration_is_limited_per_address(client: Client, db: None, settings:
 
 
 def test_the_token_endpoint_is_limited_per_address(client: Client, db: None, settings: Any) -> None:
-    settings.PAM_RATE_LIMIT_OAUTH_TOKEN = "2/60"
+    settings.PAM_RATE_LIMIT_OAUTH_TOKEN = "2/3600"
     for _ in range(2):
         assert client.post("/v1/oauth/token", {"grant_type": "refresh_token", "refresh_token": "x"}).status_code != 429
     assert_limited(client.post("/v1/oauth/token", {"grant_type": "refresh_token", "refresh_token": "x"}))
 
 
 def test_sign_in_shares_the_login_budget(client: Client, workspace: Workspace, settings: Any) -> None:
-    settings.PAM_RATE_LIMIT_AUTH_TOKEN = "2/60"
+    settings.PAM_RATE_LIMIT_AUTH_TOKEN = "2/3600"
     client.post("/v1/auth/token", {"email": "admin@acme.example", "password": "wrong"}, content_type="application/json")
     client.post("/v1/oauth/sign-in", {"username": "admin@acme.example", "password": "wrong"})
     from django.db import connection
