@@ -25,8 +25,12 @@ migrate: install
 demo: migrate
 	$(PY) manage.py setup_demo
 
+# One uvicorn process on pam.asgi serves HTTP and websockets (runserver reset connections at
+# ~50 concurrent clients). More processes need REDIS_URL (the channel layer): README.
+HOST ?= 127.0.0.1
+PORT ?= 8000
 serve:
-	$(PY) manage.py runserver 127.0.0.1:8000
+	$(PY) -m uvicorn pam.asgi:application --host $(HOST) --port $(PORT) --lifespan off --no-server-header
 
 run: demo serve
 

@@ -1,7 +1,8 @@
-"""ASGI entry point for Channels: websockets (dashboard progress events).
+"""ASGI entry point for Channels: websockets (dashboard progress events) and HTTP.
 
-HTTP is served through WSGI in production (measured ~2x more requests/s on these 2-core
-machines); this router still answers HTTP so `runserver`-style single-process setups work.
+`make run` serves everything from one uvicorn process on this application (the embedded
+default: its in-memory channel layer needs a single process). In production HTTP goes through
+WSGI (measured ~2x more requests/s on these 2-core machines) and this serves the websockets.
 """
 
 import os

@@ -14,7 +14,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -27,6 +27,20 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[Any], timeout: float = 60) -> None:
+    """Return once 127.0.0.1:`port` accepts connections; raise if `process` exits first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            if process.poll() is not None:
+                raise RuntimeError("the server exited during start-up")
+            time.sleep(0.2)
+    raise RuntimeError("the server did not start")
 
 
 @dataclass
@@ -79,17 +93,7 @@ def live_server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Li
         env=env,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                if process.poll() is not None:
-                    raise RuntimeError("the server exited during start-up")
-                time.sleep(0.2)
-        else:
-            raise RuntimeError("the server did not start")
+        wait_for_port(port, process)
         yield server
     finally:
         process.terminate()
