@@ -56,9 +56,12 @@ class SectionAdmin(admin.ModelAdmin):
     readonly_fields = ["tree_path", "file_path", "fact_count", "context_markdown"]
     exclude = ["markdown"]
 
+    class Media:
+        css = {"all": ["memory/admin.css"]}
+
     @admin.display(description="Context markdown")
     def context_markdown(self, obj: Section) -> str:
-        return format_html("<pre style='white-space: pre-wrap'>{}</pre>", obj.markdown)
+        return format_html('<pre class="context-markdown">{}</pre>', obj.markdown)
 
 
 @admin.register(Fact)

@@ -118,6 +118,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "pam.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -126,6 +127,29 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# HTTPS (docs/configuration.md; README "Production"). Cookies are secure whenever the public
+# URL is https; behind a TLS-terminating proxy set SECURE_PROXY_SSL_HEADER so Django knows.
+_https = _public.scheme == "https"
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", _https)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", _https)
+SESSION_COOKIE_HTTPONLY = True
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = int(env("SECURE_HSTS_SECONDS", "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+_proxy_ssl_header = env_list("SECURE_PROXY_SSL_HEADER")  # e.g. HTTP_X_FORWARDED_PROTO,https
+if len(_proxy_ssl_header) not in (0, 2):
+    raise ValueError("SECURE_PROXY_SSL_HEADER is HEADER,VALUE, e.g. HTTP_X_FORWARDED_PROTO,https")
+SECURE_PROXY_SSL_HEADER = (_proxy_ssl_header[0], _proxy_ssl_header[1]) if _proxy_ssl_header else None
+# Every response (pam/security.py): own origin only, no inline script or style, no framing.
+# No form-action: browsers apply it to the redirect after a POST, and the OAuth consent form
+# must redirect to the client's own redirect URI (SPEC §4).
+PAM_CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+    "frame-ancestors 'none'"
+)
 
 ROOT_URLCONF = "pam.urls"
 WSGI_APPLICATION = "pam.wsgi.application"
