@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from rest_framework.permissions import BasePermission
@@ -54,3 +55,20 @@ class WorkspaceMember(BasePermission):
         if workspace is None or workspace.disabled:
             raise PamError("workspace_disabled", "This workspace is disabled.")
         return True
+
+
+# simplejwt's blacklist app keeps every refresh token it issues in OutstandingToken.token, in
+# clear: anyone reading the database (a backup) could use each one until it expires. Nothing
+# reads that column back (the blacklist works by `jti`), so only its SHA-256 is stored.
+STORED_TOKEN_PREFIX = "sha256:"
+
+
+def stored_token(token: str) -> str:
+    if token.startswith(STORED_TOKEN_PREFIX):
+        return token
+    return STORED_TOKEN_PREFIX + hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def hash_outstanding_token(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """pre_save of OutstandingToken (connected in developer_api.apps)."""
+    instance.token = stored_token(instance.token)
