@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ from django.db import transaction
 
 from developer_api.models import Plan
 from memory.models import Document, Entity, IndexVersion, PipelineRun, Source, User, Workspace
-from memory.tasks import run_dispatch
+from memory.pipelines.sync import Progress
+from memory.tasks import run_dispatch, run_sync
 from pam.errors import PamError
 
 
@@ -38,6 +40,8 @@ def workspace_create(
 
 # --- sources -------------------------------------------------------------------------------
 
+PUSHED_ITEMS = "items"  # the kind of sources fed by POST /v1/dev/sources/{id}/items
+
 
 def _uploads_dir(workspace: Workspace) -> Path:
     return Path(settings.PAM_DATA_DIR) / "uploads" / f"ws_{workspace.pk}"
@@ -59,6 +63,13 @@ def run_enqueue(*, source: Source) -> PipelineRun:
     return run
 
 
+def _source_for_path(*, workspace: Workspace, resolved: Path, kind: str, name: str) -> tuple[Source, bool]:
+    """The workspace's source for this path (created when new): one source per location."""
+    return Source.objects.get_or_create(
+        workspace=workspace, location=str(resolved), defaults={"name": (name or resolved.name)[:200], "kind": kind}
+    )
+
+
 def source_create_from_path(*, workspace: Workspace, path: str, kind: str = "auto", name: str = "") -> Source:
     """A server-side folder or file source; over REST only inside PAM_IMPORT_ROOTS."""
     resolved = Path(path).expanduser().resolve()
@@ -68,10 +79,33 @@ def source_create_from_path(*, workspace: Workspace, path: str, kind: str = "aut
     if not resolved.exists():
         raise PamError("invalid_request", "path: does not exist on the server.")
     _check_kind(kind)
-    source, _ = Source.objects.get_or_create(
-        workspace=workspace, location=str(resolved), defaults={"name": (name or resolved.name)[:200], "kind": kind}
-    )
-    return source
+    return _source_for_path(workspace=workspace, resolved=resolved, kind=kind, name=name)[0]
+
+
+@dataclass(frozen=True)
+class SourceImport:
+    source: Source
+    created: bool  # False: the path was imported before and this was a re-sync
+    run: PipelineRun | None  # None when the source was deleted during the run
+
+
+def source_import(
+    *, workspace: Workspace, path: str | Path, kind: str = "auto", name: str = "", progress: Progress | None = None
+) -> SourceImport:
+    """Import a server-side folder or file and sync it in this process, with the pipeline code
+    a Celery worker runs (SPEC §7 `import_source`). The same path again re-syncs its source
+    (and a `kind` other than auto replaces the stored one). The run stays `queued` when
+    another sync of the source is running: it starts when that one ends."""
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.exists():
+        raise PamError("invalid_request", f"{resolved} does not exist.")
+    _check_kind(kind, also=(PUSHED_ITEMS,))  # a folder of pushed items may be imported too
+    source, created = _source_for_path(workspace=workspace, resolved=resolved, kind=kind, name=name)
+    if not created and kind != "auto" and source.kind != kind:
+        source.kind = kind
+        source.save(update_fields=["kind"])
+    run = PipelineRun.objects.create(workspace=workspace, source=source)
+    return SourceImport(source=source, created=created, run=run_sync(run_id=run.pk, progress=progress))
 
 
 def source_create_from_upload(*, workspace: Workspace, upload: UploadedFile, kind: str = "auto", name: str = "") -> Source:
@@ -101,7 +135,7 @@ def source_create_for_items(*, workspace: Workspace, name: str) -> Source:
     folder = _uploads_dir(workspace) / f"items-{uuid.uuid4().hex}"
     folder.mkdir(parents=True)
     return Source.objects.create(
-        workspace=workspace, name=(name or "Pushed items")[:200], kind="items", location=str(folder)
+        workspace=workspace, name=(name or "Pushed items")[:200], kind=PUSHED_ITEMS, location=str(folder)
     )
 
 
@@ -109,7 +143,7 @@ def source_items_push(*, source: Source, items: list[dict[str, Any]]) -> Pipelin
     """Write pushed items (same external_id = update) and queue a sync."""
     from memory.sources.push import item_write
 
-    if source.kind != "items":
+    if source.kind != PUSHED_ITEMS:
         raise PamError("invalid_request", "items: this source does not accept pushed items (kind is not 'items').")
     folder = Path(source.location)
     for item in items:
@@ -137,8 +171,8 @@ def source_delete(*, source: Source) -> None:
         index_publish(workspace=workspace)
 
 
-def _check_kind(kind: str) -> None:
+def _check_kind(kind: str, also: tuple[str, ...] = ()) -> None:
     from memory.sources.folder import kind_names
 
-    if kind not in kind_names():
+    if kind not in kind_names() and kind not in also:
         raise PamError("invalid_request", f"kind: unknown source kind {kind!r} (known: {', '.join(kind_names())}).")

@@ -51,10 +51,6 @@ class TransientError(Exception):
     """A backing service failed mid-run; the task retries the run from the start."""
 
 
-def run_create(*, source: Source) -> PipelineRun:
-    return PipelineRun.objects.create(workspace=source.workspace, source=source)
-
-
 def _lease() -> timedelta:
     # A run's worker renews its lease at every progress save (every 10 documents and every
     # stage); PAM_PIPELINE_LEASE_SECONDS (default 300) must comfortably exceed that interval.

@@ -16,7 +16,8 @@ from django.test import Client
 
 from memory.engine import retrieve
 from memory.models import Document, Entity, Fact, IndexVersion, PipelineRun, Relationship, Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 from memory.services import source_create_for_items
 from tests.developer_api.conftest import access_token, assert_error
 

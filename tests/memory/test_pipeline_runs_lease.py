@@ -19,9 +19,10 @@ from memory.engine import retrieve
 from memory.engine.index import published_version
 from memory.models import Document, Entity, Fact, IndexVersion, PipelineRun, Relationship, Section, Source, Workspace
 from memory.pipelines import sync
-from memory.pipelines.sync import MAX_ATTEMPTS, STALE_QUEUED, LeaseLost, run_create, source_sync
+from memory.pipelines.sync import MAX_ATTEMPTS, STALE_QUEUED, LeaseLost, source_sync
 from memory.services import source_delete
 from memory.tasks import resync_sources_task, runs_reap, sync_source_task
+from tests.conftest import run_create
 
 MERIDIAN_OWNER = "Platform Engineering owns the Meridian platform rollout through Q3."
 NEW_OWNER = "Data Engineering owns the Meridian platform rollout through Q4."

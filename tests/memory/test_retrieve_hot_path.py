@@ -16,7 +16,8 @@ from memory.engine.index import index_for, published_version
 from memory.mcp import sessions
 from memory.models import IndexVersion, McpSession, Source, Workspace
 from memory.readiness import readiness_and_version, readiness_get
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 from tests.conftest import Mcp
 
 TRAVEL = "Travel expenses above $800 need approval from a director."

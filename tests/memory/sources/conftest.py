@@ -8,7 +8,8 @@ from typing import Any, Callable
 import pytest
 
 from memory.models import PipelineRun, Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 from memory.sources.base import Item, RawDocument, Skipped
 from memory.sources.folder import kind_for
 
