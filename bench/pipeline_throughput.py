@@ -169,15 +169,15 @@ class Probe:
         return wrapped
 
     def install(self) -> None:
-        from memory.pipelines import sync
+        from memory.pipelines import documents, sync
 
         for name, attr in [("supersession", "supersession_update"), ("tree", "tree_rebuild"),
                            ("entities_prune", "entities_prune"), ("index_publish", "index_publish")]:
             setattr(sync, attr, self.stage(name, getattr(sync, attr)))
         for name, attr in [("extract_s", "statements"), ("extract_s", "message_statements")]:
-            setattr(sync, attr, self.timer(name, getattr(sync, attr)))
+            setattr(documents, attr, self.timer(name, getattr(documents, attr)))
         for name, attr in [("entities_s", "extract"), ("mentions_s", "mentions")]:
-            setattr(sync.entity_extraction, attr, self.timer(name, getattr(sync.entity_extraction, attr)))
+            setattr(documents.entity_extraction, attr, self.timer(name, getattr(documents.entity_extraction, attr)))
 
 
 def digest(workspace: Any) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from memory.models import PipelineRun, Workspace
 from memory.services import source_import
-from memory.sources.folder import kind_names
+from memory.sources.registry import kind_names
 from pam.errors import PamError
 
 
