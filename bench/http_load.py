@@ -127,7 +127,7 @@ def profile_child(facts: int, calls: int, key: str) -> None:
         (transport, "credential_from_header", "credential lookup"),
         (sessions, "session_is_valid", "session check"),
         (sessions, "history_push", "session history (push)"),
-        (selectors, "readiness_and_version", "readiness"),
+        (selectors, "serving_get", "readiness"),
         (selectors, "retrieve", "engine retrieve (total)"),
         (search, "index_for", "engine: index_for (published version)"),
         (search, "_candidates", "engine: BM25 candidates"),

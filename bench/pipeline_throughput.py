@@ -169,15 +169,15 @@ class Probe:
         return wrapped
 
     def install(self) -> None:
-        from memory.pipelines import sync
+        from memory.pipelines import documents, sync
 
         for name, attr in [("supersession", "supersession_update"), ("tree", "tree_rebuild"),
                            ("entities_prune", "entities_prune"), ("index_publish", "index_publish")]:
             setattr(sync, attr, self.stage(name, getattr(sync, attr)))
         for name, attr in [("extract_s", "statements"), ("extract_s", "message_statements")]:
-            setattr(sync, attr, self.timer(name, getattr(sync, attr)))
+            setattr(documents, attr, self.timer(name, getattr(documents, attr)))
         for name, attr in [("entities_s", "extract"), ("mentions_s", "mentions")]:
-            setattr(sync.entity_extraction, attr, self.timer(name, getattr(sync.entity_extraction, attr)))
+            setattr(documents.entity_extraction, attr, self.timer(name, getattr(documents.entity_extraction, attr)))
 
 
 def digest(workspace: Any) -> dict[str, Any]:
@@ -217,28 +217,26 @@ def child(size: int, *, probe: bool = False, heap: bool = False) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from memory.models import Fact, Source
-    from memory.pipelines.sync import run_create, source_sync
-    from memory.services import workspace_create
+    from memory.models import Fact
+    from memory.services import source_import, workspace_create
 
     workspace = workspace_create(slug=f"bench{size}", admin_email=f"b{size}@bench.example",
                                  admin_password="x" * 12, plan_name="unlimited")
     corpus = Path(os.environ["PAM_DATA_DIR"]) / "corpus"
     corpus.mkdir()
     generate(corpus, size)
-    source = Source.objects.create(workspace=workspace, name="bench", kind="auto", location=str(corpus))
     prober = Probe(heap=heap) if probe else None
     if prober is not None:
         prober.install()
         prober.mark("setup")
     started = time.perf_counter()
-    run = source_sync(run_id=run_create(source=source).pk)
+    run = source_import(workspace=workspace, path=corpus, name="bench").run
     seconds = time.perf_counter() - started
     if prober is not None:
         prober.mark("finish")
         prober.run = 1
     started = time.perf_counter()
-    rerun = source_sync(run_id=run_create(source=source).pk)  # nothing changed: incremental
+    rerun = source_import(workspace=workspace, path=corpus, name="bench").run  # nothing changed: incremental
     resync_seconds = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     assert run is not None and rerun is not None

@@ -221,14 +221,15 @@ class SourceListApi(WorkspaceApi):
 
 
 class SourceDetailApi(WorkspaceApi):
-    """GET /v1/dev/sources/{id} · DELETE /v1/dev/sources/{id} (and everything derived from it)."""
+    """GET /v1/dev/sources/{id} · DELETE /v1/dev/sources/{id} → 202 the run that removes it and
+    everything derived from it (its facts are hidden from retrieval from this answer on)."""
 
     def get(self, request: Request, source_id: int) -> Response:
         return Response(source_json(source_get(workspace=self.workspace(request), source_id=source_id)))
 
     def delete(self, request: Request, source_id: int) -> Response:
-        source_delete(source=source_get(workspace=self.workspace(request), source_id=source_id))
-        return Response(status=204)
+        run = source_delete(source=source_get(workspace=self.workspace(request), source_id=source_id))
+        return Response(run_json(run), status=202)
 
 
 class SourceSyncApi(WorkspaceApi):

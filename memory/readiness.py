@@ -73,12 +73,12 @@ class Readiness:
 
 
 def readiness_get(*, workspace: Workspace) -> Readiness:
-    return readiness_and_version(workspace=workspace)[0]
+    return serving_get(workspace=workspace).readiness
 
 
 _COLUMNS = (
     "connected", "completed", "latest_failed", "latest_run", "published_version", "published_facts",
-    "published_sections", "building", "has_context_markdown",
+    "published_sections", "building", "has_context_markdown", "deleting",
 )
 
 
@@ -120,7 +120,8 @@ def _readiness_sql() -> str:
         f"(SELECT v.{col(IndexVersion, 'section_count')} {published}), "
         f"EXISTS (SELECT 1 FROM {versions} v WHERE v.{ws_version} = %s AND v.{v_status} = %s), "
         f"EXISTS (SELECT 1 FROM {section} x WHERE x.{ws_section} = %s "
-        f"AND x.{col(Section, 'markdown')} <> '')"
+        f"AND x.{col(Section, 'markdown')} <> ''), "
+        f"(SELECT COUNT(*) FROM {source} s WHERE s.{ws_source} = %s AND s.{col(Source, 'status')} = %s)"
     )
 
 
@@ -137,16 +138,26 @@ def _readiness_row(workspace_id: int) -> dict[str, Any]:
         workspace_id, published,
         workspace_id, building,
         workspace_id,
+        workspace_id, str(Source.Status.DELETING.value),
     ]
     with connection.cursor() as cursor:
         cursor.execute(_readiness_sql(), params)
         return dict(zip(_COLUMNS, cursor.fetchone()))
 
 
-def readiness_and_version(*, workspace: Workspace) -> tuple[Readiness, int | None]:
-    """The readiness and the newest published index version, read in one query (the hot
-    path of every retrieve_memory call); the fact count is a second query only while
-    nothing is published."""
+@dataclass(frozen=True)
+class Serving:
+    """What a retrieval needs to know before it searches, read in one query."""
+
+    readiness: Readiness
+    version: int | None  # the newest published index version
+    hides_sources: bool  # some source is being deleted: its facts are hidden until removed
+
+
+def serving_get(*, workspace: Workspace) -> Serving:
+    """The readiness, the newest published index version and whether a source is being
+    deleted, read in one query (the hot path of every retrieve_memory call); the fact count
+    is a second query only while nothing is published."""
     row = _readiness_row(workspace.pk)
     connected = int(row["connected"])
     completed = int(row["completed"])
@@ -186,7 +197,7 @@ def readiness_and_version(*, workspace: Workspace) -> tuple[Readiness, int | Non
         has_context_markdown=has_context_markdown,
         has_tree_index=has_tree_index,
     )
-    return readiness, version
+    return Serving(readiness=readiness, version=version, hides_sources=int(row["deleting"]) > 0)
 
 
 def readiness_require(readiness: Readiness) -> None:

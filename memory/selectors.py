@@ -11,7 +11,8 @@ from django.db.models import QuerySet
 
 from memory.engine import Retrieval, RetrievalTimeout, retrieve
 from memory.models import PipelineRun, Source, Workspace
-from memory.readiness import Readiness, readiness_and_version, readiness_require
+from memory.readiness import Readiness, readiness_require, serving_get
+from memory.sources.registry import PUSHED_ITEMS
 from pam.errors import DeadlineExceeded, PamError
 
 
@@ -39,7 +40,7 @@ def run_next_queued(*, source_id: int) -> int | None:
 def sources_to_resync() -> list[Source]:
     """Every source a periodic re-sync reads again: server-side folders and files that are
     not syncing (pushed items and uploaded files change only through the API)."""
-    sources = Source.objects.exclude(kind="items").filter(status__in=[Source.Status.READY, Source.Status.FAILED])
+    sources = Source.objects.exclude(kind=PUSHED_ITEMS).filter(status__in=[Source.Status.READY, Source.Status.FAILED])
     return [source for source in sources if not source.config.get("upload")]
 
 
@@ -61,15 +62,21 @@ def memory_retrieve(*, workspace: Workspace, prompt: str, history: list[str], de
     code of `memory.readiness.STATES`), then triage and retrieval until `deadline`
     (`time.monotonic()`; past it, `DeadlineExceeded`). `history`: the session's earlier
     prompts, oldest first, ignored when triage is disabled."""
-    # One query gives the readiness and the published version; retrieval then serves exactly
-    # that version without asking the database again.
-    readiness, version = readiness_and_version(workspace=workspace)
-    readiness_require(readiness)
+    # One query gives the readiness, the published version and whether a source is being
+    # deleted; retrieval then serves exactly that version without asking the database again.
+    serving = serving_get(workspace=workspace)
+    readiness_require(serving.readiness)
     triage = settings.PAM_TRIAGE_ENABLED
     try:
         retrieval = retrieve(
-            workspace, prompt, history if triage else [], deadline=deadline, triage_enabled=triage, version=version
+            workspace,
+            prompt,
+            history if triage else [],
+            deadline=deadline,
+            triage_enabled=triage,
+            version=serving.version,
+            hide_deleting=serving.hides_sources,
         )
     except RetrievalTimeout as exc:
         raise DeadlineExceeded() from exc
-    return MemoryAnswer(retrieval=retrieval, readiness=readiness)
+    return MemoryAnswer(retrieval=retrieval, readiness=serving.readiness)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,12 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from developer_api.models import Plan
-from memory.models import Document, Entity, IndexVersion, PipelineRun, Source, User, Workspace
-from memory.tasks import run_dispatch
+from memory.models import PipelineRun, Source, User, Workspace
+from memory.models.memory import uploads_dir
+from memory.pipelines.sync import Progress
+from memory.sources.push import item_write
+from memory.sources.registry import PUSHED_ITEMS, kind_names
+from memory.tasks import run_enqueue, run_sync
 from pam.errors import PamError
 
 
@@ -21,6 +25,9 @@ def workspace_create(
     *, slug: str, admin_email: str, admin_password: str, plan_name: str = "paid", name: str = ""
 ) -> Workspace:
     """Create a workspace and its first admin (who logs in with the email)."""
+    # Plans are the Developer API's (SPEC §3.2), which imports this app: reached through the
+    # relation, not an import, so the two apps import each other one way only.
+    Plan: Any = Workspace._meta.get_field("plan").related_model
     plan = Plan.objects.filter(name=plan_name).first()
     if plan is None:
         known = ", ".join(Plan.objects.order_by("name").values_list("name", flat=True))
@@ -39,24 +46,11 @@ def workspace_create(
 # --- sources -------------------------------------------------------------------------------
 
 
-def _uploads_dir(workspace: Workspace) -> Path:
-    return Path(settings.PAM_DATA_DIR) / "uploads" / f"ws_{workspace.pk}"
-
-
-def run_enqueue(*, source: Source) -> PipelineRun:
-    """A queued run for the source, handed to Celery after the transaction commits; a run
-    already queued is returned instead of queueing a second one."""
-    with transaction.atomic():
-        Source.objects.select_for_update().filter(pk=source.pk).first()
-        # A queued run will read everything there is when it starts: reuse it. A running one
-        # may have read the source already, so a new run is queued behind it (it starts when
-        # the running one ends: runs of one source never overlap).
-        queued = PipelineRun.objects.filter(source=source, status=PipelineRun.Status.QUEUED).first()
-        if queued is not None:
-            return queued
-        run = PipelineRun.objects.create(workspace=source.workspace, source=source)
-        run_dispatch(run.pk)
-    return run
+def _source_for_path(*, workspace: Workspace, resolved: Path, kind: str, name: str) -> tuple[Source, bool]:
+    """The workspace's source for this path (created when new): one source per location."""
+    return Source.objects.get_or_create(
+        workspace=workspace, location=str(resolved), defaults={"name": (name or resolved.name)[:200], "kind": kind}
+    )
 
 
 def source_create_from_path(*, workspace: Workspace, path: str, kind: str = "auto", name: str = "") -> Source:
@@ -68,10 +62,35 @@ def source_create_from_path(*, workspace: Workspace, path: str, kind: str = "aut
     if not resolved.exists():
         raise PamError("invalid_request", "path: does not exist on the server.")
     _check_kind(kind)
-    source, _ = Source.objects.get_or_create(
-        workspace=workspace, location=str(resolved), defaults={"name": (name or resolved.name)[:200], "kind": kind}
-    )
-    return source
+    return _source_for_path(workspace=workspace, resolved=resolved, kind=kind, name=name)[0]
+
+
+@dataclass(frozen=True)
+class SourceImport:
+    source: Source
+    created: bool  # False: the path was imported before and this was a re-sync
+    run: PipelineRun | None  # None when the source was deleted during the run
+
+
+def source_import(
+    *, workspace: Workspace, path: str | Path, kind: str = "auto", name: str = "", progress: Progress | None = None
+) -> SourceImport:
+    """Import a server-side folder or file and sync it in this process, with the pipeline code
+    a Celery worker runs (SPEC §7 `import_source`). The same path again re-syncs its source
+    (and a `kind` other than auto replaces the stored one). The run stays `queued` when
+    another sync of the source is running: it starts when that one ends."""
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.exists():
+        raise PamError("invalid_request", f"{resolved} does not exist.")
+    _check_kind(kind, also=(PUSHED_ITEMS,))  # a folder of pushed items may be imported too
+    source, created = _source_for_path(workspace=workspace, resolved=resolved, kind=kind, name=name)
+    if source.status == Source.Status.DELETING:
+        raise PamError("invalid_request", f"{resolved} is a source being deleted: import it again once it is gone.")
+    if not created and kind != "auto" and source.kind != kind:
+        source.kind = kind
+        source.save(update_fields=["kind"])
+    run = PipelineRun.objects.create(workspace=workspace, source=source)
+    return SourceImport(source=source, created=created, run=run_sync(run_id=run.pk, progress=progress))
 
 
 def source_create_from_upload(*, workspace: Workspace, upload: UploadedFile, kind: str = "auto", name: str = "") -> Source:
@@ -80,7 +99,7 @@ def source_create_from_upload(*, workspace: Workspace, upload: UploadedFile, kin
     if upload.size is not None and upload.size > settings.PAM_MAX_UPLOAD_BYTES:
         raise PamError("payload_too_large", f"file: larger than {settings.PAM_MAX_UPLOAD_BYTES} bytes.")
     filename = Path(upload.name or "upload").name.replace("\x00", "") or "upload"
-    folder = _uploads_dir(workspace) / uuid.uuid4().hex
+    folder = uploads_dir(workspace.pk) / uuid.uuid4().hex
     folder.mkdir(parents=True)
     target = folder / filename
     written = 0
@@ -98,18 +117,16 @@ def source_create_from_upload(*, workspace: Workspace, upload: UploadedFile, kin
 
 
 def source_create_for_items(*, workspace: Workspace, name: str) -> Source:
-    folder = _uploads_dir(workspace) / f"items-{uuid.uuid4().hex}"
+    folder = uploads_dir(workspace.pk) / f"items-{uuid.uuid4().hex}"
     folder.mkdir(parents=True)
     return Source.objects.create(
-        workspace=workspace, name=(name or "Pushed items")[:200], kind="items", location=str(folder)
+        workspace=workspace, name=(name or "Pushed items")[:200], kind=PUSHED_ITEMS, location=str(folder)
     )
 
 
 def source_items_push(*, source: Source, items: list[dict[str, Any]]) -> PipelineRun:
     """Write pushed items (same external_id = update) and queue a sync."""
-    from memory.sources.push import item_write
-
-    if source.kind != "items":
+    if source.kind != PUSHED_ITEMS:
         raise PamError("invalid_request", "items: this source does not accept pushed items (kind is not 'items').")
     folder = Path(source.location)
     for item in items:
@@ -117,28 +134,17 @@ def source_items_push(*, source: Source, items: list[dict[str, Any]]) -> Pipelin
     return run_enqueue(source=source)
 
 
-def source_delete(*, source: Source) -> None:
-    """Delete a source and everything derived from it, then republish the memory without it."""
-    from memory.engine.index import index_publish
-    from memory.pipelines.sync import documents_delete
-    from memory.pipelines.tree import tree_rebuild
-
-    workspace = source.workspace
-    location = Path(source.location)
-    uploads = _uploads_dir(workspace)
+def source_delete(*, source: Source) -> PipelineRun:
+    """Start deleting a source: from now on retrieval hides its facts, and the returned run
+    (queued for a worker, in-process in the embedded default) removes its documents, facts,
+    relationships and stored files, rebuilds the tree, publishes memory without them and
+    finally deletes the source with its runs."""
     with transaction.atomic():
-        documents_delete(Document.objects.filter(source=source))  # with their facts and relationships
-        source.delete()  # and its runs
-        Entity.objects.filter(workspace=workspace, facts__isnull=True, outgoing__isnull=True, incoming__isnull=True).delete()
-    if uploads in location.parents:
-        shutil.rmtree(location, ignore_errors=True)
-    tree_rebuild(workspace=workspace)
-    if IndexVersion.objects.filter(workspace=workspace, status=IndexVersion.Status.PUBLISHED).exists():
-        index_publish(workspace=workspace)
+        Source.objects.filter(pk=source.pk).update(status=Source.Status.DELETING)
+        source.status = Source.Status.DELETING
+        return run_enqueue(source=source)  # a queued run, running on a deleting source, removes it
 
 
-def _check_kind(kind: str) -> None:
-    from memory.sources.folder import kind_names
-
-    if kind not in kind_names():
+def _check_kind(kind: str, also: tuple[str, ...] = ()) -> None:
+    if kind not in kind_names() and kind not in also:
         raise PamError("invalid_request", f"kind: unknown source kind {kind!r} (known: {', '.join(kind_names())}).")

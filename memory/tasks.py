@@ -9,7 +9,7 @@ from typing import Any
 from celery import shared_task
 from django.db import transaction
 
-from memory.models import PipelineRun
+from memory.models import PipelineRun, Source
 from memory.pipelines.sync import Progress, TransientError, runs_reap_marks, source_sync
 from memory.selectors import run_next_queued, sources_to_resync
 
@@ -19,6 +19,22 @@ FINISHED = (PipelineRun.Status.COMPLETED, PipelineRun.Status.FAILED)
 def run_dispatch(run_id: int) -> None:
     """Hand a queued run to a worker once the current transaction commits."""
     transaction.on_commit(lambda: sync_source_task.delay(run_id))
+
+
+def run_enqueue(*, source: Source) -> PipelineRun:
+    """A queued run for the source, handed to Celery after the transaction commits; a run
+    already queued is returned instead of queueing a second one."""
+    with transaction.atomic():
+        Source.objects.select_for_update().filter(pk=source.pk).first()
+        # A queued run will read everything there is when it starts: reuse it. A running one
+        # may have read the source already, so a new run is queued behind it (it starts when
+        # the running one ends: runs of one source never overlap).
+        queued = PipelineRun.objects.filter(source=source, status=PipelineRun.Status.QUEUED).first()
+        if queued is not None:
+            return queued
+        run = PipelineRun.objects.create(workspace=source.workspace, source=source)
+        run_dispatch(run.pk)
+    return run
 
 
 def run_sync(*, run_id: int, progress: Progress | None = None) -> PipelineRun | None:
@@ -63,8 +79,6 @@ def reap_stale_runs_task() -> dict[str, int]:
 @shared_task
 def resync_sources_task() -> int:
     """Periodic (Celery beat): queue a sync of every server-side folder source."""
-    from memory.services import run_enqueue  # services queue runs through this module
-
     count = 0
     for source in sources_to_resync():
         run_enqueue(source=source)

@@ -159,11 +159,18 @@ def corpus_dir(tmp_path: Path) -> Path:
     return root
 
 
+def run_create(*, source: Any) -> Any:
+    """A queued run of the source, as the services create them."""
+    from memory.models import PipelineRun
+
+    return PipelineRun.objects.create(workspace=source.workspace, source=source)
+
+
 @pytest.fixture
 def imported_workspace(workspace: Workspace, corpus_dir: Path) -> Workspace:
     """The workspace with the fixture corpus imported through the real pipeline."""
     from memory.models import Source
-    from memory.pipelines.sync import run_create, source_sync
+    from memory.pipelines.sync import source_sync
 
     source = Source.objects.create(workspace=workspace, name="corpus", kind="auto", location=str(corpus_dir))
     run = source_sync(run_id=run_create(source=source).pk)

@@ -1,5 +1,7 @@
-"""Retrieval over a published index: phase-1 section targeting, BM25 candidates, calibrated
-re-scoring, and the entities, relationships and excerpts around the facts found.
+"""Retrieval over a published index (SPEC §2.3), in named steps: triage → candidate search
+(BM25, the dense stage, hiding a source being deleted) → ranking (`rank.py`, every weight) →
+section targeting (`target_sections`, phase 1) → selection → second hop → entities,
+relationships and excerpts around the facts found.
 
 Scores. Tantivy's BM25 picks and orders candidates, but BM25 values are unbounded, so the
 `relevance_score` we report is calibrated differently: the share of the query's information
@@ -11,19 +13,38 @@ it returns no filler facts and its coverage says `none` or `minimal`.
 
 from __future__ import annotations
 
-import re
 import time
 from collections import defaultdict
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import AbstractSet, Any
+from typing import Any
 
 import tantivy
 
 from memory.engine import dense
 from memory.engine.index import LoadedIndex, index_for
+from memory.engine.rank import (
+    FACT_FLOOR,
+    FOCUS_WEIGHT,
+    HISTORY_WEIGHT,
+    HOP_DECAY,
+    HOP_MAX_ADDED,
+    HOP_MIN_COVERAGE,
+    HOP_MIN_PARENT,
+    HOP_PARENTS,
+    MAX_SECTIONS,
+    SECTION_CANDIDATES,
+    SECTION_CUTOFF,
+    TITLE_HIT_SCORE,
+    QueryTerm,
+    Scored,
+    assess,
+    coverage,
+    first,
+    focus_terms,
+    rank_candidates,
+    rank_final,
+)
 from memory.engine.synonyms import SYNONYM_WEIGHT, synonyms
-from memory.engine.text import stem, terms
+from memory.engine.text import terms
 from memory.engine.triage import triage as triage_prompt
 from memory.engine.types import (
     DocumentHit,
@@ -36,36 +57,25 @@ from memory.engine.types import (
     TargetedSection,
     Triage,
 )
-from memory.models import Entity, Fact, Relationship, Workspace
+from memory.models import Entity, Fact, Relationship, Source, Workspace
 
-CANDIDATES = 80
+CANDIDATES = 80  # BM25 candidates per query
+CONTEXT_BOOST = 0.4  # BM25 weight of the headings, title and date words
+NEARBY_BOOST = 0.6  # BM25 weight of the neighbouring statements' words
+DENSE_CANDIDATES = 40  # nearest facts by cosine added to the BM25 candidates
 MAX_FACTS = 8
 MAX_DOCUMENTS = 3
-MAX_SECTIONS = 4
-FACT_FLOOR = 0.2
-HISTORY_WEIGHT = 0.35
 EXCERPT_CHARS = 700
+SUMMARY_FACTS = 3
+SUMMARY_CHARS = 420
+GRAPH_FACTS = 5  # the best facts whose entities are reported
+GRAPH_ENTITIES = 6
+GRAPH_RELATIONSHIPS = 8
+GRAPH_ENTITY_IDS = 50  # entity ids read from the best facts' links
+GRAPH_RELATION_ROWS = 40  # newest relationship rows among them (one per mention)
+TRIAGE_HISTORY = 3  # earlier prompts triage reads
 ROOT = "Company Context"
-FOCUS_WEIGHT = 1.6
-HOP_PARENTS = 3
-DENSE_CANDIDATES = 40  # nearest facts by cosine added to the BM25 candidates
-DENSE_MIX = 0.4  # share of the rank given to cosine similarity when the dense stage is on
-DENSE_FLOOR = 0.35  # cosine under which similarity alone says nothing about relevance
-DENSE_RELEVANCE = 0.8  # the most relevance a fact can earn from cosine alone
-SPEAKER_BONUS = 0.25  # rank bonus for a message whose author the prompt names
-QUESTION_PENALTY = 0.1  # rank cost of a statement that is itself a question
-PERIOD_PENALTY = 0.6
-FOCUS_PENALTY = 0.7
-RELEVANCE_MIX = 0.4  # rank = this share of calibrated relevance, the rest BM25
-NEARBY_BOOST = 0.6  # BM25 weight of the neighbouring statements' words
-NEARBY_CREDIT = 0.6  # coverage credit of a query word found only in a neighbouring statement
-
-
-@dataclass
-class _QueryTerm:
-    term: str
-    weight: float  # 1.0 for the prompt's own terms, less for context from the session
-    idf: float
+HOP_LABEL_TYPES = ("person", "team", "organization", "project")
 
 
 def _check(deadline: float | None) -> None:
@@ -73,20 +83,7 @@ def _check(deadline: float | None) -> None:
         raise RetrievalTimeout()
 
 
-# Years and quarters: a question about "Q3 2024" is not answered by a fact about Q1 2026.
-_PERIOD = re.compile(r"(?:19|20)\d\d|q[1-4]|h[12]|fy\d\d(?:\d\d)?")
-_SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")  # "Ana Ruiz: ship it Friday"
-_FOCUS = re.compile(r"\b(?:how\s+many|how\s+much|which|what)\s+([\w-]+)", re.IGNORECASE)
-
-
-def focus_terms(prompt: str) -> set[str]:
-    """The word naming what is asked for ("how many *seats*", "which *firm*"): a fact that
-    lacks it does not answer the question, whatever else it matches."""
-    match = _FOCUS.search(prompt)
-    return set(terms(match.group(1))) if match else set()
-
-
-def _query_terms(index: LoadedIndex, prompt: str, rewritten: str) -> list[_QueryTerm]:
+def _query_terms(index: LoadedIndex, prompt: str, rewritten: str) -> list[QueryTerm]:
     own = terms(prompt)
     focus = focus_terms(prompt)
     weights: dict[str, float] = {}
@@ -95,16 +92,16 @@ def _query_terms(index: LoadedIndex, prompt: str, rewritten: str) -> list[_Query
     if rewritten != prompt:
         for term in terms(rewritten):
             weights.setdefault(term, HISTORY_WEIGHT)
-    return [_QueryTerm(t, w, index.idf(t)) for t, w in weights.items()]
+    return [QueryTerm(t, w, index.idf(t)) for t, w in weights.items()]
 
 
-def _candidates(index: LoadedIndex, query: list[_QueryTerm]) -> list[tuple[float, dict[str, Any]]]:
+def _candidates(index: LoadedIndex, query: list[QueryTerm]) -> list[tuple[float, dict[str, Any]]]:
     subqueries = []
     for q in query:
         alternatives = [q.term, *sorted(synonyms(q.term))]
         for i, term in enumerate(alternatives):
             boost = q.weight * (1.0 if i == 0 else SYNONYM_WEIGHT)
-            for field, field_boost in (("terms", 1.0), ("context", 0.4), ("nearby", NEARBY_BOOST)):
+            for field, field_boost in (("terms", 1.0), ("context", CONTEXT_BOOST), ("nearby", NEARBY_BOOST)):
                 subqueries.append(
                     (
                         tantivy.Occur.Should,
@@ -129,66 +126,21 @@ def _docs_by_fact_id(index: LoadedIndex, fact_ids: list[int]) -> list[dict[str, 
     return [index.searcher.doc(address).to_dict() for _, address in hits]
 
 
-_MONTHS = [stem(m) for m in (
-    "january february march april may june july august september october november december".split()
-)]
-
-
-@lru_cache(maxsize=4096)
-def _date_terms(iso: str) -> frozenset[str]:
-    """A fact dated 2023-05-08 is about May 2023, its Q2 and H1, as far as a date asked goes."""
-    if len(iso) < 7 or not iso[:4].isdigit() or not iso[5:7].isdigit() or not 1 <= int(iso[5:7]) <= 12:
-        return frozenset()
-    month = int(iso[5:7])
-    return frozenset({iso[:4], _MONTHS[month - 1], f"q{(month - 1) // 3 + 1}", f"h{1 if month <= 6 else 2}"})
-
-
-def _clip(value: float) -> float:
-    return min(1.0, max(0.0, value))
-
-
-def _first(doc: dict[str, Any], field: str, default: Any = None) -> Any:
-    values = doc.get(field) or []
-    return values[0] if values else default
-
-
 def _fact_hit(index: LoadedIndex, doc: dict[str, Any], relevance: float) -> FactHit:
-    section = index.sections.get(int(_first(doc, "section_id", 0)), {})
+    section = index.sections.get(int(first(doc, "section_id", 0)), {})
     return FactHit(
-        statement=_first(doc, "statement", ""),
+        statement=first(doc, "statement", ""),
         relevance_score=round(min(1.0, relevance), 2),
         source_path=section.get("file_path", "company_context/general/general.md"),
         section=section.get("title", ""),
         tree_path=section.get("tree_path", ROOT),
-        source_document=_first(doc, "source_document", ""),
-        effective_date=_first(doc, "effective_date", "") or None,
-        fact_id=int(_first(doc, "fact_id", 0)),
-        document_id=int(_first(doc, "document_id", 0)),
-        position=int(_first(doc, "position", 0)),
-        superseded=bool(_first(doc, "superseded", 0)),
+        source_document=first(doc, "source_document", ""),
+        effective_date=first(doc, "effective_date", "") or None,
+        fact_id=int(first(doc, "fact_id", 0)),
+        document_id=int(first(doc, "document_id", 0)),
+        position=int(first(doc, "position", 0)),
+        superseded=bool(first(doc, "superseded", 0)),
     )
-
-
-def _coverage(
-    query: list[_QueryTerm], fact_terms: set[str], context_terms: set[str], nearby_terms: AbstractSet[str] = frozenset()
-) -> float:
-    total = sum(q.weight * q.idf for q in query)
-    if total <= 0:
-        return 0.0
-    got = 0.0
-    for q in query:
-        if q.term in fact_terms:
-            credit = 1.0
-        elif fact_terms & synonyms(q.term):
-            credit = SYNONYM_WEIGHT
-        elif q.term in context_terms or context_terms & synonyms(q.term):
-            credit = 0.5
-        elif q.term in nearby_terms:
-            credit = NEARBY_CREDIT
-        else:
-            credit = 0.0
-        got += credit * q.weight * q.idf
-    return got / total
 
 
 def retrieve(
@@ -200,16 +152,19 @@ def retrieve(
     triage_enabled: bool = True,
     limit: int = MAX_FACTS,
     version: int | None = None,
+    hide_deleting: bool = False,
 ) -> Retrieval:
     """Answer `prompt` from the workspace's newest published memory.
 
     `history` is the session's earlier prompts, oldest first (the last 3 are used);
     `deadline` is a `time.monotonic()` value past which RetrievalTimeout is raised;
     `limit` caps the facts returned (the evaluation harness asks for 10); `version` is the
-    published index version when the caller has just read it (else it is looked up).
+    published index version when the caller has just read it (else it is looked up);
+    `hide_deleting` leaves out the facts of sources being deleted (and of rows gone) while the
+    published version still holds them.
     """
     if triage_enabled:
-        decision = triage_prompt(prompt, list(history or [])[-3:])
+        decision = triage_prompt(prompt, list(history or [])[-TRIAGE_HISTORY:])
     else:
         decision = Triage("retrieve", "Triage is disabled: company memory was searched.", prompt)
     if decision.decision == "triage_only":
@@ -223,100 +178,102 @@ def retrieve(
             phase1=Phase1("broad", 0, []),
             context_summary="The published memory holds no facts yet.",
         )
+    hiding_in = workspace if hide_deleting else None
     query = _query_terms(index, prompt, decision.rewritten_query)
-    raw = _candidates(index, query)
+    query_set = {q.term for q in query if q.weight >= 1.0}  # the prompt's own terms
+    candidates, similarity = candidate_search(index, query, decision.rewritten_query or prompt, hiding_in)
+    _check(deadline)
+
+    scored = rank_candidates(candidates, query, query_set, prompt, similarity)
+    targeted, section_terms = target_sections(index, scored, query_set)
+    facts, seen_statements = _select(index, rank_final(scored, set(targeted)), limit)
+    _check(deadline)
+    facts.sort(key=lambda f: -f.relevance_score)  # stable: rank order breaks ties
+    facts = _second_hop(index, query, facts, prompt, seen_statements, limit, hiding_in)
+    _check(deadline)
+
+    phase1, searched = _phase1(index, targeted, section_terms, query_set, facts)
+    assessment = assess(facts)
+    entities, relationships = _graph(workspace, facts, query_set)
+    return Retrieval(
+        triage=decision,
+        phase1=phase1,
+        context_summary=_summary(facts, assessment),
+        facts=facts,
+        entities=entities,
+        relationships=relationships,
+        documents=_documents(facts),
+        coverage_assessment=assessment,
+        sections_searched=searched,
+    )
+
+
+def candidate_search(
+    index: LoadedIndex, query: list[QueryTerm], dense_text: str, hiding_in: Workspace | None
+) -> tuple[list[tuple[float, dict[str, Any]]], dict[int, float]]:
+    """The BM25 candidates, the dense stage's nearest facts joining them (with every
+    candidate's cosine similarity), less what `_visible` hides."""
+    found = _candidates(index, query)
     similarity: dict[int, float] = {}
     if index.vectors is not None:
         # The dense stage: facts that say it in other words join the candidates.
-        query_vector = dense.encode_query(decision.rewritten_query or prompt)
+        query_vector = dense.encode_query(dense_text)
         top = index.vectors.top(query_vector, DENSE_CANDIDATES)
-        have = {int(_first(doc, "fact_id", 0)) for _, doc in raw}
-        raw += [(0.0, doc) for doc in _docs_by_fact_id(index, [f for f, _ in top if f not in have])]
+        have = {int(first(doc, "fact_id", 0)) for _, doc in found}
+        found += [(0.0, doc) for doc in _docs_by_fact_id(index, [f for f, _ in top if f not in have])]
         similarity = dict(top)
         similarity.update(index.vectors.similarity(query_vector, [f for f in have if f not in similarity]))
-    _check(deadline)
+    if hiding_in is not None:
+        found = _visible(hiding_in, found)
+    return found, similarity
 
-    scored: list[tuple[float, float, dict[str, Any]]] = []  # (rank, relevance, doc)
-    max_bm25 = max((score for score, _ in raw), default=1.0) or 1.0
-    focus = focus_terms(prompt)
-    qualifiers = {q.term for q in query if q.weight >= 1.0 and _PERIOD.fullmatch(q.term)}
-    query_set = {q.term for q in query if q.weight >= 1.0}  # the prompt's own terms
-    for bm25, doc in raw:
-        fact_terms = set(_first(doc, "terms", "").split())
-        # Its date counts as context: "in May 2023" is answered by a message sent then.
-        context_terms = set(_first(doc, "context", "").split()) | _date_terms(_first(doc, "effective_date", ""))
-        nearby_terms = set(_first(doc, "nearby", "").split())
-        relevance = _coverage(query, fact_terms, context_terms, nearby_terms)
-        sim = similarity.get(int(_first(doc, "fact_id", 0)), 0.0)
-        if similarity:
-            # Said in other words: cosine similarity vouches for some relevance on its own.
-            relevance = max(relevance, DENSE_RELEVANCE * _clip((sim - DENSE_FLOOR) / (0.85 - DENSE_FLOOR)))
-        known = fact_terms | context_terms
-        if qualifiers - known:
-            relevance *= PERIOD_PENALTY  # "Q3 2024" asked, another period or figure found
-        if focus and not any(t in known or known & synonyms(t) for t in focus):
-            relevance *= FOCUS_PENALTY  # "how many seats" asked, the fact says nothing of seats
-        if _first(doc, "superseded", 0):
-            relevance *= 0.85  # a newer statement about the same subject exists
-        rank = RELEVANCE_MIX * relevance + (1 - RELEVANCE_MIX) * (bm25 / max_bm25)
-        if similarity:
-            rank = (1 - DENSE_MIX) * rank + DENSE_MIX * _clip((sim - 0.2) / 0.6)
-        speaker = _SPEAKER.match(_first(doc, "statement", ""))
-        if speaker and set(terms(speaker.group(1))) <= query_set:
-            rank += SPEAKER_BONUS  # "what did Caroline say" — her own messages first
-        if _first(doc, "statement", "").rstrip().endswith("?"):
-            rank -= QUESTION_PENALTY  # a question asks; the message after it answers
-        scored.append((rank, relevance, doc))
 
-    # Phase 1: the sections the best candidates live in, and whose titles match the query.
+def target_sections(
+    index: LoadedIndex, scored: list[Scored], query_set: set[str]
+) -> tuple[list[int], dict[int, set[str]]]:
+    """Phase 1: the sections the best candidates live in, and those whose titles match the
+    query, best first; and the query terms each section's candidates hold."""
     section_score: dict[int, float] = defaultdict(float)
     section_terms: dict[int, set[str]] = defaultdict(set)
-    for rank, _, doc in sorted(scored, key=lambda item: -item[0])[:20]:
-        sid = int(_first(doc, "section_id", 0))
+    for rank, _, doc in sorted(scored, key=lambda item: -item[0])[:SECTION_CANDIDATES]:
+        sid = int(first(doc, "section_id", 0))
         section_score[sid] += rank
-        section_terms[sid] |= set(_first(doc, "terms", "").split()) & query_set
+        section_terms[sid] |= set(first(doc, "terms", "").split()) & query_set
     for sid, section in index.sections.items():
         title_hits = query_set & set(section["title_terms"])
         if title_hits and section["facts"]:
-            section_score[sid] += 0.5 * len(title_hits)
+            section_score[sid] += TITLE_HIT_SCORE * len(title_hits)
     ranked_sections = sorted(
         (sid for sid in section_score if sid in index.sections), key=lambda s: -section_score[s]
     )
     best_section = section_score[ranked_sections[0]] if ranked_sections else 0.0
-    targeted = [s for s in ranked_sections if section_score[s] >= 0.35 * best_section][:MAX_SECTIONS]
-    targeted_set = set(targeted)
+    targeted = [s for s in ranked_sections if section_score[s] >= SECTION_CUTOFF * best_section][:MAX_SECTIONS]
+    return targeted, section_terms
 
-    # Recency: among candidates, a newer effective date wins ties between similar statements.
-    dates = sorted({_first(doc, "effective_date", "") for _, _, doc in scored} - {""})
-    date_rank = {d: i / max(1, len(dates) - 1) for i, d in enumerate(dates)}
-    final: list[tuple[float, float, dict[str, Any]]] = []
-    for rank, relevance, doc in scored:
-        if int(_first(doc, "section_id", 0)) in targeted_set:
-            rank += 0.04
-        rank += 0.03 * date_rank.get(_first(doc, "effective_date", ""), 0.0)
-        final.append((rank, relevance, doc))
-    final.sort(key=lambda item: -item[0])
 
+def _select(index: LoadedIndex, final: list[Scored], limit: int) -> tuple[list[FactHit], set[str]]:
+    """The best candidates over the floor, one per statement, and the statements taken."""
     facts: list[FactHit] = []
     seen_statements: set[str] = set()
-    for rank, relevance, doc in final:
+    for _, relevance, doc in final:
         if relevance < FACT_FLOOR:
             continue
-        statement = _first(doc, "statement", "")
-        norm = statement.strip().lower()
+        norm = first(doc, "statement", "").strip().lower()
         if norm in seen_statements:
             continue
         seen_statements.add(norm)
         facts.append(_fact_hit(index, doc, relevance))
         if len(facts) >= limit:
             break
-    _check(deadline)
-    facts.sort(key=lambda f: -f.relevance_score)  # stable: rank order breaks ties
-    facts = _second_hop(index, query, facts, prompt, seen_statements, limit)
-    _check(deadline)
+    return facts, seen_statements
 
-    # Only sections that hold returned facts, or whose titles matched, are reported as targeted.
-    fact_sections = {index.sections[s]["tree_path"] for s in targeted if s in index.sections}
+
+def _phase1(
+    index: LoadedIndex, targeted: list[int], section_terms: dict[int, set[str]], query_set: set[str], facts: list[FactHit]
+) -> tuple[Phase1, list[str]]:
+    """The phase-1 report and the tree paths searched: every targeted section, with why (it
+    holds top candidates, or its title matched)."""
+    searched = {index.sections[s]["tree_path"] for s in targeted if s in index.sections}
     targeted_sections = []
     for sid in targeted:
         section = index.sections[sid]
@@ -332,30 +289,22 @@ def retrieve(
         estimated_tokens=sum(int(index.sections[s]["tokens"]) for s in targeted),
         targeted_sections=targeted_sections,
     )
-
-    coverage = _assess(facts)
-    entities, relationships = _graph(workspace, facts, query_set)
-    documents = _documents(facts)
-    summary = _summary(facts, coverage)
-    return Retrieval(
-        triage=decision,
-        phase1=phase1,
-        context_summary=summary,
-        facts=facts,
-        entities=entities,
-        relationships=relationships,
-        documents=documents,
-        coverage_assessment=coverage,
-        sections_searched=sorted(fact_sections),
-    )
+    return phase1, sorted(searched)
 
 
 def _second_hop(
-    index: LoadedIndex, query: list[_QueryTerm], facts: list[FactHit], prompt: str, seen: set[str], limit: int
+    index: LoadedIndex,
+    query: list[QueryTerm],
+    facts: list[FactHit],
+    prompt: str,
+    seen: set[str],
+    limit: int,
+    hiding_in: Workspace | None = None,
 ) -> list[FactHit]:
     """Multi-hop: follow the entities the best facts name but the prompt does not ("the DRI
     of Project Harbor" → Casimir Oyelaran → whom he reports to) and add, right after each
-    parent fact, the best fact about that entity that also matches the question."""
+    parent fact, the best fact about that entity that also matches the question. With
+    `hiding_in`, only facts `_visible` in that workspace are added."""
     if not facts:
         return facts
     lowered = prompt.lower()
@@ -363,7 +312,7 @@ def _second_hop(
     added = 0
     for position, parent in enumerate(facts):
         out.append(parent)
-        if position >= HOP_PARENTS or parent.relevance_score < 0.4 or added >= 2:
+        if position >= HOP_PARENTS or parent.relevance_score < HOP_MIN_PARENT or added >= HOP_MAX_ADDED:
             continue
         labels, parent_terms = _bridges(index, parent.fact_id, lowered)
         # What the parent fact leaves unanswered is what the hop must bring.
@@ -377,8 +326,8 @@ def _second_hop(
             label_terms = terms(label)
             if not label_terms:
                 continue
-            hop_query = [_QueryTerm(t, 1.0, index.idf(t)) for t in label_terms] + [
-                _QueryTerm(q.term, 1.0, q.idf) for q in remaining if q.term not in label_terms
+            hop_query = [QueryTerm(t, 1.0, index.idf(t)) for t in label_terms] + [
+                QueryTerm(q.term, 1.0, q.idf) for q in remaining if q.term not in label_terms
             ]
             must = [
                 (tantivy.Occur.Must, tantivy.Query.term_query(index.index.schema, "terms", t)) for t in label_terms
@@ -389,28 +338,42 @@ def _second_hop(
                 for term in (q.term, *synonyms(q.term))
             ]
             hits = index.searcher.search(tantivy.Query.boolean_query(must + should), 10).hits
+            candidates = [(0.0, index.searcher.doc(address).to_dict()) for _, address in hits]
+            if hiding_in is not None:
+                candidates = _visible(hiding_in, candidates)
             best: tuple[float, dict[str, Any]] | None = None
-            for _, address in hits:
-                candidate = index.searcher.doc(address).to_dict()
-                statement = _first(candidate, "statement", "")
+            for _, candidate in candidates:
+                statement = first(candidate, "statement", "")
                 if statement.strip().lower() in seen:
                     continue
-                own_terms = set(_first(candidate, "terms", "").split())
+                own_terms = set(first(candidate, "terms", "").split())
                 # It must add something the question asked beyond naming the entity.
                 if not any(q.term in own_terms or own_terms & synonyms(q.term) for q in remaining):
                     continue
-                cov = _coverage(hop_query, own_terms, set(_first(candidate, "context", "").split()))
+                cov = coverage(hop_query, own_terms, set(first(candidate, "context", "").split()))
                 if best is None or cov > best[0]:
                     best = (cov, candidate)
-            if best is None or best[0] < 0.55:
+            if best is None or best[0] < HOP_MIN_COVERAGE:
                 continue
             cov, candidate = best
-            statement = _first(candidate, "statement", "")
+            statement = first(candidate, "statement", "")
             seen.add(statement.strip().lower())
-            out.append(_fact_hit(index, candidate, min(parent.relevance_score, cov) * 0.9))
+            out.append(_fact_hit(index, candidate, min(parent.relevance_score, cov) * HOP_DECAY))
             added += 1
             break
     return out[:limit]
+
+
+def _visible(workspace: Workspace, found: list[tuple[float, dict[str, Any]]]) -> list[tuple[float, dict[str, Any]]]:
+    """The index documents whose fact still exists outside a source being deleted: the
+    published version keeps a deleted source's facts until its removal run publishes anew."""
+    ids = {int(first(doc, "fact_id", 0)) for _, doc in found}
+    kept = set(
+        Fact.objects.filter(workspace=workspace, id__in=ids)
+        .exclude(source__status=Source.Status.DELETING)
+        .values_list("id", flat=True)
+    )
+    return [(score, doc) for score, doc in found if int(first(doc, "fact_id", 0)) in kept]
 
 
 def _bridges(index: LoadedIndex, fact_id: int, prompt_lower: str) -> tuple[list[str], set[str]]:
@@ -422,22 +385,9 @@ def _bridges(index: LoadedIndex, fact_id: int, prompt_lower: str) -> tuple[list[
     labels = []
     for value in doc.get("entities") or []:
         label, _, etype = value.rpartition("|")
-        if etype in ("person", "team", "organization", "project") and label.lower() not in prompt_lower:
+        if etype in HOP_LABEL_TYPES and label.lower() not in prompt_lower:
             labels.append(label)
-    return labels, set(_first(doc, "terms", "").split())
-
-
-def _assess(facts: list[FactHit]) -> str:
-    if not facts:
-        return "none"
-    best = facts[0].relevance_score if facts else 0.0
-    best = max(f.relevance_score for f in facts)
-    strong = sum(1 for f in facts if f.relevance_score >= 0.6)
-    if best < 0.5:
-        return "minimal"
-    if best >= 0.75 and strong >= 2:
-        return "comprehensive"
-    return "partial"
+    return labels, set(first(doc, "terms", "").split())
 
 
 def _summary(facts: list[FactHit], coverage: str) -> str:
@@ -445,11 +395,11 @@ def _summary(facts: list[FactHit], coverage: str) -> str:
         return "No stored company context matches this prompt."
     picked: list[str] = []
     length = 0
-    for fact in facts[:3]:
+    for fact in facts[:SUMMARY_FACTS]:
         sentence = fact.statement.strip()
         if not sentence.endswith((".", "!", "?")):
             sentence += "."
-        if length + len(sentence) > 420 and picked:
+        if length + len(sentence) > SUMMARY_CHARS and picked:
             break
         picked.append(sentence)
         length += len(sentence) + 1
@@ -464,24 +414,24 @@ def _graph(
 ) -> tuple[list[EntityHit], list[RelationshipHit]]:
     if not facts:
         return [], []
-    fact_ids = [f.fact_id for f in facts[:5]]
+    fact_ids = [f.fact_id for f in facts[:GRAPH_FACTS]]
     entity_ids = list(
         Fact.entities.through.objects.filter(fact_id__in=fact_ids)
         .values_list("entity_id", flat=True)
-        .distinct()[:50]
+        .distinct()[:GRAPH_ENTITY_IDS]
     )
     rows = list(
         Entity.objects.filter(workspace=workspace, id__in=entity_ids).values("id", "label", "type", "properties")
     )
     # Prefer entities the prompt names, then those of the best facts.
     rows.sort(key=lambda r: (-len(set(terms(r["label"])) & query_set), r["label"]))
-    rows = rows[:6]
+    rows = rows[:GRAPH_ENTITIES]
     entities = [EntityHit(r["label"], r["type"], r["properties"] or {}) for r in rows]
     ids = [r["id"] for r in rows]
     rels = (
         Relationship.objects.filter(workspace=workspace, subject_id__in=ids, target_id__in=ids)
         .select_related("subject", "target")
-        .order_by("-id")[:40]
+        .order_by("-id")[:GRAPH_RELATION_ROWS]
     )
     # One row per mention (each keeps its fact as provenance); report each relation once,
     # the newest mention's properties winning.
@@ -489,7 +439,7 @@ def _graph(
     seen_relations: set[tuple[int, str, int]] = set()
     for r in rels:
         key = (r.subject_id, r.type, r.target_id)
-        if key not in seen_relations and len(relationships) < 8:
+        if key not in seen_relations and len(relationships) < GRAPH_RELATIONSHIPS:
             seen_relations.add(key)
             relationships.append(RelationshipHit(r.subject.label, r.type, r.target.label, r.properties or {}))
     return entities, relationships

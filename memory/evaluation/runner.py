@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 import tantivy
+from django.conf import settings
 from django.test import override_settings
 
 from memory.engine import dense
@@ -28,9 +29,8 @@ from memory.engine.index import LoadedIndex, index_for
 from memory.engine.search import retrieve
 from memory.engine.text import terms
 from memory.evaluation.datasets import Case, Corpus, session_of
-from memory.models import Fact, PipelineRun, Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
-from memory.services import source_create_for_items, workspace_create
+from memory.models import Fact, PipelineRun, Workspace
+from memory.services import source_import, workspace_create
 from memory.sources.push import item_write
 
 K = 10
@@ -165,14 +165,13 @@ def import_corpus(corpus: Corpus) -> Workspace:
         name=f"Evaluation: {corpus.name}",
     )
     if corpus.folder is not None:
-        source = Source.objects.create(
-            workspace=workspace, name=corpus.name, kind="auto", location=str(corpus.folder.resolve())
-        )
-    else:
-        source = source_create_for_items(workspace=workspace, name=corpus.name)
+        path, kind = corpus.folder, "auto"
+    else:  # a folder of items, as the items API writes them
+        path, kind = Path(settings.PAM_DATA_DIR) / "evaluation" / tag, "items"
+        path.mkdir(parents=True)
         for item in corpus.items:
-            item_write(Path(source.location), item)
-    run = source_sync(run_id=run_create(source=source).pk)
+            item_write(path, item)
+    run = source_import(workspace=workspace, path=path, kind=kind, name=corpus.name).run
     if run is None or run.status != PipelineRun.Status.COMPLETED:
         raise RuntimeError(f"importing {corpus.name} did not complete: {run.errors if run else 'no run'}")
     return workspace

@@ -238,3 +238,22 @@ def mentions(statement: str, known: dict[str, str]) -> set[str]:
             if key is not None:
                 found.add(key)
     return found
+
+
+def statement_entities(
+    statement: str, *, author: str, client_document: bool, own_name: str
+) -> tuple[list[EntityFound], list[RelationFound]]:
+    """What one stored statement adds to the graph: `extract`, plus the rules that need its
+    document and workspace. The author of a message is a person (the same key as in documents,
+    so one person in Slack, mail and documents is one entity); a client organisation is
+    `client_of` the workspace's own organisation (`own_name`)."""
+    entities, relations = extract(statement, client_document=client_document)
+    author = author.strip()
+    if author and "@" not in author and len(author.split()) >= 2:
+        entities.append(EntityFound(author, "person"))
+    for entity in list(entities):
+        if entity.type == "organization" and entity.properties.get("relationship_to_company") == "client":
+            own = EntityFound(own_name, "organization", {"relationship_to_company": "self"})
+            entities.append(own)
+            relations.append(RelationFound(entity, "client_of", own))
+    return entities, relations

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from memory.sources.archive import ArchiveError, open_zip
-from memory.sources.base import Item, RawDocument, Skipped, date_from_words, parse_guarded, title_from_name
+from memory.sources.base import Item, RawDocument, Skipped, date_from_words, parse_guarded, title_from_name, walk
+from memory.sources.docx import DocxKind
+from memory.sources.html import HtmlKind
+from memory.sources.jsondoc import JsonKind
+from memory.sources.mail import EmailKind
+from memory.sources.markdown import MarkdownKind
+from memory.sources.pdf import PdfKind
+from memory.sources.tabular import CsvKind
+from memory.sources.text import TextKind
 
 _NOTION_ID = re.compile(r"\s+([0-9a-f]{32})(?=(?:_all)?(?:\.\w+)?$|/)")
 _TITLE_ID = re.compile(r"\s[0-9a-f]{32}\b", re.IGNORECASE)
@@ -26,15 +34,6 @@ _PROPERTY_DATE = re.compile(
 
 def member_kinds() -> list[Any]:
     """The kinds that read one file from bytes (mailboxes and nested archives excluded)."""
-    from memory.sources.docx import DocxKind
-    from memory.sources.html import HtmlKind
-    from memory.sources.jsondoc import JsonKind
-    from memory.sources.mail import EmailKind
-    from memory.sources.markdown import MarkdownKind
-    from memory.sources.pdf import PdfKind
-    from memory.sources.tabular import CsvKind
-    from memory.sources.text import TextKind
-
     return [MarkdownKind(), HtmlKind(), TextKind(), CsvKind(), JsonKind(), DocxKind(), PdfKind(), EmailKind()]
 
 
@@ -101,7 +100,5 @@ class ExportKind:
         if root.is_file() and root.suffix.lower() == ".zip":
             yield from iter_zip(root, max_bytes=max_bytes)
             return
-        from memory.sources.folder import walk
-
         for item in walk(root, max_bytes=max_bytes, kinds=member_kinds()):
             yield tidy(item)

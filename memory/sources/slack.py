@@ -243,6 +243,16 @@ def iter_folder(root: Path, *, max_bytes: int, prefix: str = "") -> Iterator[Ite
     yield from read_export(sorted(files), read, prefix)
 
 
+class ExportFolder:
+    """The layout `auto` reads as a Slack export: a folder holding users.json and channels.json."""
+
+    def is_layout(self, filenames: list[str]) -> bool:
+        return USERS in filenames and CHANNELS in filenames
+
+    def iter_folder(self, root: Path, *, max_bytes: int, prefix: str) -> Iterator[Item]:
+        return iter_folder(root, max_bytes=max_bytes, prefix=prefix)
+
+
 def iter_zip(path: Path, *, max_bytes: int, prefix: str = "", label: str = "") -> Iterator[Item]:
     label = label or path.name
     opened = open_zip(path, max_bytes=max_bytes, label=label)

@@ -10,7 +10,8 @@ import pytest
 from django.test import Client
 
 from memory.models import PipelineRun, Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 from tests.developer_api.conftest import access_token, assert_error
 
 URL = "/v1/dev/pipeline-runs"

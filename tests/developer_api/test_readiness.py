@@ -10,7 +10,8 @@ from django.test import Client
 
 from developer_api.models import Plan
 from memory.models import Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 
 URL = "/v1/dev/readiness"
 FIELDS = {

@@ -16,11 +16,13 @@ from django.test import Client
 
 from memory.engine import retrieve
 from memory.models import Document, Entity, Fact, IndexVersion, PipelineRun, Relationship, Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import Mcp, run_create
 from memory.services import source_create_for_items
 from tests.developer_api.conftest import access_token, assert_error
 
 URL = "/v1/dev/sources"
+RUN_FIELDS = {"id", "source_id", "status", "stage", "progress", "errors", "started_at", "finished_at"}
 SOURCE_FIELDS = {"id", "name", "kind", "status", "created_at", "last_synced_at", "document_count", "fact_count"}
 MERIDIAN_OWNER = "Platform Engineering owns the Meridian platform rollout through Q3."
 PRICING_MD = b"""---
@@ -435,7 +437,12 @@ def test_it_refuses_other_workspace(
 
 
 def test_deleting_a_source_removes_everything_derived_from_it_and_republishes(
-    client: Client, workspace: Workspace, corpus_dir: Path, tmp_path: Path, auth: dict[str, str]
+    client: Client,
+    workspace: Workspace,
+    corpus_dir: Path,
+    tmp_path: Path,
+    auth: dict[str, str],
+    django_capture_on_commit_callbacks: Any,
 ) -> None:
     corpus = import_folder(workspace, corpus_dir)
     pricing = write_folder(tmp_path / "pricing", {"pricing.md": PRICING_MD.decode()})
@@ -445,10 +452,12 @@ def test_deleting_a_source_removes_everything_derived_from_it_and_republishes(
     assert retrieve(workspace, "Who owns the Meridian rollout?").facts[0].statement == MERIDIAN_OWNER
     version = IndexVersion.objects.filter(workspace=workspace, status="published").latest("version").version
 
-    response = client.delete(f"{URL}/{corpus.pk}", headers=auth)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.delete(f"{URL}/{corpus.pk}", headers=auth)
 
-    assert response.status_code == 204, response.content
-    assert response.content == b""
+    assert response.status_code == 202, response.content
+    assert set(response.json()) == RUN_FIELDS
+    assert (response.json()["source_id"], response.json()["status"]) == (corpus.pk, "queued")
     assert not Source.objects.filter(pk=corpus.pk).exists()
     for model in (Document, Fact, Relationship, PipelineRun):
         assert not model.objects.filter(source_id=corpus.pk).exists(), model.__name__
@@ -472,12 +481,48 @@ def test_deleting_an_uploaded_source_removes_the_stored_file(
         source_id = client.post(URL, {"file": upload}, headers=auth).json()["id"]
     assert [p.name for p in uploads(settings)] == ["pricing.md"]
 
-    response = client.delete(f"{URL}/{source_id}", headers=auth)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.delete(f"{URL}/{source_id}", headers=auth)
 
-    assert response.status_code == 204
+    assert response.status_code == 202
     assert uploads(settings) == []
     assert not Fact.objects.exists()
     assert retrieve(workspace, "What does the Pro plan cost?").facts == []
+
+
+def test_a_deleted_sources_facts_are_hidden_from_the_answer_on_until_its_run_removes_them(
+    client: Client,
+    mcp: Mcp,
+    workspace: Workspace,
+    corpus_dir: Path,
+    tmp_path: Path,
+    auth: dict[str, str],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    corpus = import_folder(workspace, corpus_dir)
+    import_folder(workspace, write_folder(tmp_path / "pricing", {"pricing.md": PRICING_MD.decode()}))
+    prompt = "Who owns the Meridian platform rollout?"
+    assert mcp.call({"prompt": prompt})["structuredContent"]["retrieval"]["facts"][0]["statement"] == MERIDIAN_OWNER
+    version = IndexVersion.objects.filter(workspace=workspace, status="published").latest("version").version
+
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        run = client.delete(f"{URL}/{corpus.pk}", headers=auth).json()
+
+    # The run has not started: the rows and the published version still hold the facts.
+    assert IndexVersion.objects.filter(workspace=workspace, status="published").latest("version").version == version
+    assert Fact.objects.filter(source=corpus).exists()
+    assert client.get(f"{URL}/{corpus.pk}", headers=auth).json()["status"] == "deleting"
+    statements = [f["statement"] for f in mcp.call({"prompt": prompt})["structuredContent"]["retrieval"]["facts"]]
+    assert MERIDIAN_OWNER not in statements
+    pro = mcp.call({"prompt": "What does the Pro plan cost?"})["structuredContent"]["retrieval"]["facts"]
+    assert pro[0]["statement"] == "The Pro plan costs $59 per seat per month."
+
+    for callback in queued:
+        callback()  # the worker runs it
+    assert not PipelineRun.objects.filter(pk=run["id"]).exists()  # gone with its source
+    assert not Source.objects.filter(pk=corpus.pk).exists()
+    statements = [f["statement"] for f in mcp.call({"prompt": prompt})["structuredContent"]["retrieval"]["facts"]]
+    assert MERIDIAN_OWNER not in statements
 
 
 def test_deleting_an_unknown_source_answers_not_found(

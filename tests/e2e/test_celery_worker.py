@@ -17,9 +17,8 @@ from django.test import Client
 
 from memory.engine import retrieve
 from memory.models import IndexVersion, PipelineRun, Source, Workspace
-from memory.pipelines.sync import run_create
 from memory.tasks import runs_reap, sync_source_task
-from tests.conftest import Mcp
+from tests.conftest import Mcp, run_create
 
 REPO = Path(__file__).resolve().parents[2]
 

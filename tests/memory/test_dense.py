@@ -18,7 +18,8 @@ from memory.engine import dense  # noqa: E402
 from memory.engine.index import index_for, index_publish  # noqa: E402
 from memory.engine.search import retrieve  # noqa: E402
 from memory.models import Fact, Workspace  # noqa: E402
-from memory.pipelines.sync import run_create, source_sync  # noqa: E402
+from memory.pipelines.sync import source_sync  # noqa: E402
+from tests.conftest import run_create  # noqa: E402
 from memory.services import source_create_for_items  # noqa: E402
 from memory.sources.push import item_write  # noqa: E402
 

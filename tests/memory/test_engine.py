@@ -10,7 +10,8 @@ import pytest
 
 from memory.engine import Retrieval, RetrievalTimeout, retrieve
 from memory.models import Fact, IndexVersion, Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 
 MERIDIAN_OWNER = "Platform Engineering owns the Meridian platform rollout through Q3."
 DANA_LEADS = "Dana Ortiz leads the Platform Engineering team."

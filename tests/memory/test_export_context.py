@@ -12,7 +12,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memory.models import Section, Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 
 
 def export(out: Path, workspace: str = "acme") -> str:

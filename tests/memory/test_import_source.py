@@ -324,9 +324,9 @@ def test_deleting_a_file_removes_its_document_and_facts(workspace: Workspace, co
 def test_removed_files_are_deleted_in_batches_and_the_others_stay(
     workspace: Workspace, corpus_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memory.pipelines import sync
+    from memory.pipelines import documents, sync
 
-    monkeypatch.setattr(sync, "DELETE_BATCH", 2)  # five removed documents: three DELETEs
+    monkeypatch.setattr(documents, "DELETE_BATCH", 2)  # five removed documents: three DELETEs
     monkeypatch.setattr(sync, "SEEN_BATCH", 2)  # unchanged ones stamped two at a time
     for n in range(5):
         (corpus_dir / f"extra-{n}.md").write_text(f"# Extra {n}\n\nExtra page {n} lists {n + 3} open questions.\n")
@@ -394,6 +394,18 @@ def test_it_rejects_an_unknown_workspace(workspace: Workspace, corpus_dir: Path)
 
     assert "nope" in str(excinfo.value)
     assert not Source.objects.exists()
+
+
+def test_it_refuses_a_path_whose_source_is_being_deleted(workspace: Workspace, corpus_dir: Path) -> None:
+    Source.objects.create(
+        workspace=workspace, name="corpus", kind="auto", location=str(corpus_dir.resolve()), status="deleting"
+    )
+
+    with pytest.raises(CommandError) as excinfo:
+        import_source(corpus_dir)
+
+    assert "being deleted" in str(excinfo.value)
+    assert not PipelineRun.objects.exists()
 
 
 def test_it_rejects_a_missing_path(workspace: Workspace, tmp_path: Path) -> None:

@@ -16,7 +16,8 @@ from typing import Any, Iterator
 import pytest
 
 from memory.models import Fact, PipelineRun, Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 
 MODEL_FACT = "Acme's fiscal year starts in February."
 MODEL_ANSWER = {"choices": [{"message": {"content": json.dumps({"facts": [MODEL_FACT]})}}]}

@@ -19,9 +19,10 @@ from memory.engine import retrieve
 from memory.engine.index import published_version
 from memory.models import Document, Entity, Fact, IndexVersion, PipelineRun, Relationship, Section, Source, Workspace
 from memory.pipelines import sync
-from memory.pipelines.sync import MAX_ATTEMPTS, STALE_QUEUED, LeaseLost, run_create, source_sync
+from memory.pipelines.sync import MAX_ATTEMPTS, STALE_QUEUED, LeaseLost, source_sync
 from memory.services import source_delete
 from memory.tasks import resync_sources_task, runs_reap, sync_source_task
+from tests.conftest import run_create
 
 MERIDIAN_OWNER = "Platform Engineering owns the Meridian platform rollout through Q3."
 NEW_OWNER = "Data Engineering owns the Meridian platform rollout through Q4."
@@ -112,7 +113,7 @@ def test_a_task_delivered_twice_runs_the_sync_once(source: Source) -> None:
 
 def test_a_task_for_a_run_whose_source_was_deleted_does_nothing(source: Source) -> None:
     run = run_create(source=source)
-    source_delete(source=source)
+    Source.objects.filter(pk=source.pk).delete()
 
     source_sync(run_id=run.pk)
 
@@ -316,7 +317,7 @@ def test_syncing_the_same_source_twice_adds_no_duplicate_facts(source: Source) -
 
 
 def test_deleting_a_source_deletes_everything_derived_from_it(
-    workspace: Workspace, source: Source, tmp_path: Path
+    workspace: Workspace, source: Source, tmp_path: Path, django_capture_on_commit_callbacks: Any
 ) -> None:
     assert source_sync(run_id=run_create(source=source).pk).status == "completed"
     other_folder = tmp_path / "pricing"
@@ -327,8 +328,10 @@ def test_deleting_a_source_deletes_everything_derived_from_it(
     assert Relationship.objects.filter(source=source).exists()
     kept = set(Fact.objects.filter(source=other).values_list("id", flat=True))
 
-    source_delete(source=source)
+    with django_capture_on_commit_callbacks(execute=True):
+        source_delete(source=source)
 
+    assert not Source.objects.filter(pk=source.pk).exists()
     for model in (Document, Fact, Relationship, PipelineRun):
         assert not model.objects.filter(source_id=source.pk).exists(), model.__name__
     assert set(Fact.objects.values_list("id", flat=True)) == kept

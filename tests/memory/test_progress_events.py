@@ -16,7 +16,8 @@ from channels.layers import get_channel_layer
 
 from memory.models import PipelineRun, Source, Workspace
 from memory.pipelines.progress import pipeline_group
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 
 EVENT_FIELDS = {"type", "run_id", "source_id", "stage", "done", "total", "status"}
 

@@ -15,8 +15,9 @@ from developer_api.models import AgentKey
 from memory.engine.index import index_for, published_version
 from memory.mcp import sessions
 from memory.models import IndexVersion, McpSession, Source, Workspace
-from memory.readiness import readiness_and_version, readiness_get
-from memory.pipelines.sync import run_create, source_sync
+from memory.readiness import readiness_get, serving_get
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 from tests.conftest import Mcp
 
 TRAVEL = "Travel expenses above $800 need approval from a director."
@@ -26,7 +27,8 @@ def test_readiness_and_the_published_version_are_one_query(
     imported_workspace: Workspace, django_assert_num_queries: Any
 ) -> None:
     with django_assert_num_queries(1):
-        readiness, version = readiness_and_version(workspace=imported_workspace)
+        serving = serving_get(workspace=imported_workspace)
+    readiness, version = serving.readiness, serving.version
 
     newest = IndexVersion.objects.filter(workspace=imported_workspace, status="published").latest("version")
     assert readiness.ready is True

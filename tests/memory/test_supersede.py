@@ -9,7 +9,8 @@ import pytest
 from memory.engine import retrieve
 from memory.engine.report import render_report
 from memory.models import Fact, Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 
 PRO_OLD = "The Pro plan costs $49 per seat per month."
 PRO_NEW = "The Pro plan now costs $59 per seat per month."

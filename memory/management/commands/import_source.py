@@ -14,9 +14,10 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from memory.models import PipelineRun, Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
-from memory.sources.folder import kind_names
+from memory.models import PipelineRun, Workspace
+from memory.services import source_import
+from memory.sources.registry import kind_names
+from pam.errors import PamError
 
 
 class Command(BaseCommand):
@@ -35,16 +36,6 @@ class Command(BaseCommand):
         path = Path(options["path"]).expanduser().resolve()
         if not path.exists():
             raise CommandError(f"{path} does not exist.")
-        kind = options["kind"]
-        source, created = Source.objects.get_or_create(
-            workspace=workspace,
-            location=str(path),
-            defaults={"name": options["name"] or path.name, "kind": kind},
-        )
-        if not created and (options["kind"] != "auto" and source.kind != kind):
-            source.kind = kind
-            source.save(update_fields=["kind"])
-        run = run_create(source=source)
         bar = tqdm(total=0, unit="doc", file=sys.stderr, desc="import", disable=None)
 
         def progress(current: PipelineRun) -> None:
@@ -53,8 +44,15 @@ class Command(BaseCommand):
             bar.set_description(current.stage)
             bar.refresh()
 
-        finished = source_sync(run_id=run.pk, progress=progress)
-        bar.close()
+        try:
+            imported = source_import(
+                workspace=workspace, path=path, kind=options["kind"], name=options["name"], progress=progress
+            )
+        except PamError as exc:
+            raise CommandError(exc.message) from exc
+        finally:
+            bar.close()
+        source, created, finished = imported.source, imported.created, imported.run
         if finished is None:
             raise CommandError("The run disappeared (its source was deleted meanwhile).")
         if finished.status == PipelineRun.Status.QUEUED:

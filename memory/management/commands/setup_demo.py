@@ -18,8 +18,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from developer_api.keys import api_key_authenticate, api_key_rotate
 from memory.models import Source, User, Workspace
-from memory.pipelines.sync import run_create, source_sync
-from memory.services import workspace_create
+from memory.services import source_import, workspace_create
 from pam.private_files import read_or_create_private, write_private
 
 DEMO_SLUG = "demo"
@@ -64,10 +63,8 @@ class Command(BaseCommand):
             write_private(key_path, key + "\n")
 
         if not options["no_import"] and not Source.objects.filter(workspace=workspace).exists():
-            source = Source.objects.create(
-                workspace=workspace, name="Demo company documents", kind="auto", location=str(CORPUS.resolve())
-            )
-            run = source_sync(run_id=run_create(source=source).pk)
+            imported = source_import(workspace=workspace, path=CORPUS, name="Demo company documents")
+            source, run = imported.source, imported.run
             self.stdout.write(
                 f"Imported the demo company: {source.documents.count()} documents, "
                 f"{source.facts.count()} facts ({run.status if run else 'not run'})."

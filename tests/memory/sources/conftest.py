@@ -8,9 +8,10 @@ from typing import Any, Callable
 import pytest
 
 from memory.models import PipelineRun, Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 from memory.sources.base import Item, RawDocument, Skipped
-from memory.sources.folder import kind_for
+from memory.sources.registry import kind_for
 
 LIMIT = 1_000_000
 

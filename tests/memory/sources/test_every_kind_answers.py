@@ -12,7 +12,8 @@ from fpdf import FPDF
 
 from memory.engine import retrieve
 from memory.models import Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 
 
 def _samples(root: Path) -> None:

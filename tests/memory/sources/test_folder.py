@@ -14,7 +14,7 @@ from django.core.management import call_command
 from fpdf import FPDF
 
 from memory.models import Document, PipelineRun, Source, Workspace
-from memory.sources.folder import kind_for, kind_names
+from memory.sources.registry import kind_for, kind_names
 from tests.memory.sources.conftest import documents, errors, read, skipped
 from tests.memory.sources.test_mbox import MBOX
 from tests.memory.sources.test_slack import write_export, zip_folder

@@ -1,0 +1,200 @@
+"""Scoring and ranking (SPEC §2.3 `relevance_score`, `coverage_assessment`): every weight of
+the engine, named, in one place.
+
+Two numbers per candidate. `relevance` is calibrated: the share of the query's information
+(the IDF weight of its terms) the fact itself holds, synonyms and context earning part credit,
+so 0.9 means nearly every informative word of the question is there. `rank` orders the
+candidates: relevance mixed with normalised BM25 (and cosine when the dense stage is on), plus
+small bonuses and costs. Section targeting and the second hop use their own thresholds below.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import AbstractSet, Any
+
+from memory.engine.synonyms import SYNONYM_WEIGHT, synonyms
+from memory.engine.text import stem, terms
+from memory.engine.types import FactHit
+
+# --- Coverage credit: how much of a query word's weight a fact earns -------------------------
+CONTEXT_CREDIT = 0.5  # the word is in the fact's headings, title or date
+NEARBY_CREDIT = 0.6  # the word is only in a neighbouring statement
+HISTORY_WEIGHT = 0.35  # a word of the rewritten follow-up that the prompt lacks
+FOCUS_WEIGHT = 1.6  # the word naming what is asked for ("how many *seats*")
+
+# --- Relevance adjustments ------------------------------------------------------------------
+PERIOD_PENALTY = 0.6  # "Q3 2024" asked, another period or figure found
+FOCUS_PENALTY = 0.7  # "how many seats" asked, the fact says nothing of seats
+SUPERSEDED_FACTOR = 0.85  # a newer statement about the same subject exists
+DENSE_FLOOR = 0.35  # cosine under which similarity alone says nothing about relevance
+DENSE_CEILING = 0.85  # cosine at which similarity alone earns its full DENSE_RELEVANCE
+DENSE_RELEVANCE = 0.8  # the most relevance a fact can earn from cosine alone
+
+# --- Rank -----------------------------------------------------------------------------------
+RELEVANCE_MIX = 0.4  # rank = this share of calibrated relevance, the rest BM25
+DENSE_MIX = 0.4  # share of the rank given to cosine similarity when the dense stage is on
+DENSE_RANK_FLOOR = 0.2  # cosine mapped to 0 in the rank ...
+DENSE_RANK_SPAN = 0.6  # ... and to 1 at DENSE_RANK_FLOOR + this
+SPEAKER_BONUS = 0.25  # a message whose author the prompt names
+QUESTION_PENALTY = 0.1  # a statement that is itself a question
+TARGETED_BONUS = 0.04  # a fact in a targeted section
+RECENCY_BONUS = 0.03  # times the fact's date rank among the candidates (newest = 1)
+
+# --- Selection and phase 1 ------------------------------------------------------------------
+FACT_FLOOR = 0.2  # relevance under which a fact is not returned
+SECTION_CANDIDATES = 20  # best-ranked candidates whose sections are scored
+TITLE_HIT_SCORE = 0.5  # section score per query term in its title
+SECTION_CUTOFF = 0.35  # a section is targeted at this share of the best section's score
+MAX_SECTIONS = 4
+
+# --- Second hop -----------------------------------------------------------------------------
+HOP_PARENTS = 3  # only the best facts are followed
+HOP_MIN_PARENT = 0.4  # relevance a fact needs to be followed
+HOP_MAX_ADDED = 2
+HOP_MIN_COVERAGE = 0.55  # coverage of the hop query a found fact needs
+HOP_DECAY = 0.9  # a hop's relevance: min(parent, coverage) times this
+
+# --- Coverage assessment --------------------------------------------------------------------
+STRONG = 0.6  # a fact this relevant counts as strong
+MINIMAL_BELOW = 0.5  # best relevance under this: coverage "minimal"
+COMPREHENSIVE_FROM = 0.75  # best relevance from this, with COMPREHENSIVE_STRONG strong facts
+COMPREHENSIVE_STRONG = 2
+
+
+@dataclass
+class QueryTerm:
+    term: str
+    weight: float  # 1.0 for the prompt's own terms, less for context from the session
+    idf: float
+
+
+Scored = tuple[float, float, dict[str, Any]]  # (rank, relevance, index document)
+
+# Years and quarters: a question about "Q3 2024" is not answered by a fact about Q1 2026.
+PERIOD = re.compile(r"(?:19|20)\d\d|q[1-4]|h[12]|fy\d\d(?:\d\d)?")
+_SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")  # "Ana Ruiz: ship it Friday"
+_FOCUS = re.compile(r"\b(?:how\s+many|how\s+much|which|what)\s+([\w-]+)", re.IGNORECASE)
+_MONTHS = [stem(m) for m in (
+    "january february march april may june july august september october november december".split()
+)]
+
+
+def first(doc: dict[str, Any], field: str, default: Any = None) -> Any:
+    """The first value of an index document's field."""
+    values = doc.get(field) or []
+    return values[0] if values else default
+
+
+def focus_terms(prompt: str) -> set[str]:
+    """The word naming what is asked for ("how many *seats*", "which *firm*"): a fact that
+    lacks it does not answer the question, whatever else it matches."""
+    match = _FOCUS.search(prompt)
+    return set(terms(match.group(1))) if match else set()
+
+
+@lru_cache(maxsize=4096)
+def date_terms(iso: str) -> frozenset[str]:
+    """A fact dated 2023-05-08 is about May 2023, its Q2 and H1, as far as a date asked goes."""
+    if len(iso) < 7 or not iso[:4].isdigit() or not iso[5:7].isdigit() or not 1 <= int(iso[5:7]) <= 12:
+        return frozenset()
+    month = int(iso[5:7])
+    return frozenset({iso[:4], _MONTHS[month - 1], f"q{(month - 1) // 3 + 1}", f"h{1 if month <= 6 else 2}"})
+
+
+def clip(value: float) -> float:
+    return min(1.0, max(0.0, value))
+
+
+def coverage(
+    query: list[QueryTerm], fact_terms: set[str], context_terms: set[str], nearby_terms: AbstractSet[str] = frozenset()
+) -> float:
+    """The share of the query's IDF weight the fact holds (the calibrated relevance)."""
+    total = sum(q.weight * q.idf for q in query)
+    if total <= 0:
+        return 0.0
+    got = 0.0
+    for q in query:
+        if q.term in fact_terms:
+            credit = 1.0
+        elif fact_terms & synonyms(q.term):
+            credit = SYNONYM_WEIGHT
+        elif q.term in context_terms or context_terms & synonyms(q.term):
+            credit = CONTEXT_CREDIT
+        elif q.term in nearby_terms:
+            credit = NEARBY_CREDIT
+        else:
+            credit = 0.0
+        got += credit * q.weight * q.idf
+    return got / total
+
+
+def rank_candidates(
+    candidates: list[tuple[float, dict[str, Any]]],
+    query: list[QueryTerm],
+    query_set: set[str],
+    prompt: str,
+    similarity: dict[int, float],
+) -> list[Scored]:
+    """Each (BM25 score, document) candidate's rank and calibrated relevance."""
+    scored: list[Scored] = []
+    max_bm25 = max((score for score, _ in candidates), default=1.0) or 1.0
+    focus = focus_terms(prompt)
+    qualifiers = {q.term for q in query if q.weight >= 1.0 and PERIOD.fullmatch(q.term)}
+    for bm25, doc in candidates:
+        fact_terms = set(first(doc, "terms", "").split())
+        # Its date counts as context: "in May 2023" is answered by a message sent then.
+        context_terms = set(first(doc, "context", "").split()) | date_terms(first(doc, "effective_date", ""))
+        nearby_terms = set(first(doc, "nearby", "").split())
+        relevance = coverage(query, fact_terms, context_terms, nearby_terms)
+        sim = similarity.get(int(first(doc, "fact_id", 0)), 0.0)
+        if similarity:
+            # Said in other words: cosine similarity vouches for some relevance on its own.
+            relevance = max(relevance, DENSE_RELEVANCE * clip((sim - DENSE_FLOOR) / (DENSE_CEILING - DENSE_FLOOR)))
+        known = fact_terms | context_terms
+        if qualifiers - known:
+            relevance *= PERIOD_PENALTY
+        if focus and not any(t in known or known & synonyms(t) for t in focus):
+            relevance *= FOCUS_PENALTY
+        if first(doc, "superseded", 0):
+            relevance *= SUPERSEDED_FACTOR
+        rank = RELEVANCE_MIX * relevance + (1 - RELEVANCE_MIX) * (bm25 / max_bm25)
+        if similarity:
+            rank = (1 - DENSE_MIX) * rank + DENSE_MIX * clip((sim - DENSE_RANK_FLOOR) / DENSE_RANK_SPAN)
+        speaker = _SPEAKER.match(first(doc, "statement", ""))
+        if speaker and set(terms(speaker.group(1))) <= query_set:
+            rank += SPEAKER_BONUS  # "what did Caroline say" — her own messages first
+        if first(doc, "statement", "").rstrip().endswith("?"):
+            rank -= QUESTION_PENALTY  # a question asks; the message after it answers
+        scored.append((rank, relevance, doc))
+    return scored
+
+
+def rank_final(scored: list[Scored], targeted: set[int]) -> list[Scored]:
+    """The candidates best first, once a targeted section and a newer date add their bonus
+    (recency wins ties between similar statements)."""
+    dates = sorted({first(doc, "effective_date", "") for _, _, doc in scored} - {""})
+    date_rank = {d: i / max(1, len(dates) - 1) for i, d in enumerate(dates)}
+    final: list[Scored] = []
+    for rank, relevance, doc in scored:
+        if int(first(doc, "section_id", 0)) in targeted:
+            rank += TARGETED_BONUS
+        rank += RECENCY_BONUS * date_rank.get(first(doc, "effective_date", ""), 0.0)
+        final.append((rank, relevance, doc))
+    final.sort(key=lambda item: -item[0])
+    return final
+
+
+def assess(facts: list[FactHit]) -> str:
+    """`coverage_assessment`: none, minimal, partial or comprehensive."""
+    if not facts:
+        return "none"
+    best = max(f.relevance_score for f in facts)
+    strong = sum(1 for f in facts if f.relevance_score >= STRONG)
+    if best < MINIMAL_BELOW:
+        return "minimal"
+    if best >= COMPREHENSIVE_FROM and strong >= COMPREHENSIVE_STRONG:
+        return "comprehensive"
+    return "partial"
