@@ -24,7 +24,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from developer_api.keys import api_key_rotate
 from memory.mcp.tools import tools_for
 from memory.models import Document, PipelineRun, Source, Workspace
-from memory.pipelines.sync import run_create, source_sync
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
 from tests.developer_api.conftest import access_token
 
 MARKER = "Zorblax"  # only workspace B's documents say it
