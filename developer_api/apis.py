@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.core.exceptions import ObjectDoesNotExist
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -18,6 +19,17 @@ from rest_framework_simplejwt.tokens import RefreshToken
 from developer_api.authentication import PamTokenRefreshSerializer, WorkspaceMember
 from developer_api.ids import row_id
 from developer_api.keys import api_key_revoke, api_key_rotate
+from developer_api.serializers import (
+    PipelineRunListSerializer,
+    PipelineRunSerializer,
+    ReadinessSerializer,
+    RevokedSerializer,
+    RotatedKeySerializer,
+    RunIdSerializer,
+    SourceListSerializer,
+    SourceSerializer,
+    TokenPairSerializer,
+)
 from memory.models import PipelineRun, Source, Workspace
 from memory.selectors import run_list, source_get, source_list
 from memory.services import (
@@ -43,14 +55,15 @@ class AuthTokenApi(APIView):
     authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
 
-    class InputSerializer(serializers.Serializer):
+    class TokenInput(serializers.Serializer):
         email = serializers.CharField(max_length=254)
         password = serializers.CharField(max_length=1024, trim_whitespace=False)
 
+    @extend_schema(operation_id="auth_token", request=TokenInput, responses=TokenPairSerializer)
     def post(self, request: Request) -> Response:
         # Each attempt costs ~0.3 s of PBKDF2: limited per client address before anything else.
         enforce("auth-token", client_address(request), Rate.parse(settings.PAM_RATE_LIMIT_AUTH_TOKEN))
-        data = self.InputSerializer(data=request.data)
+        data = self.TokenInput(data=request.data)
         data.is_valid(raise_exception=True)
         user = authenticate(
             request._request,
@@ -60,7 +73,8 @@ class AuthTokenApi(APIView):
         if user is None:
             raise PamError("invalid_credentials", "The email or password is incorrect.")
         refresh = RefreshToken.for_user(user)
-        return Response({"access": str(refresh.access_token), "refresh": str(refresh), "expires_in": _expires_in()})
+        pair = {"access": str(refresh.access_token), "refresh": str(refresh), "expires_in": _expires_in()}
+        return Response(TokenPairSerializer(pair).data)
 
 
 class AuthRefreshApi(APIView):
@@ -69,6 +83,11 @@ class AuthRefreshApi(APIView):
     authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
 
+    @extend_schema(
+        operation_id="auth_refresh",
+        request=inline_serializer("RefreshRequest", {"refresh": serializers.CharField()}),
+        responses=TokenPairSerializer,
+    )
     def post(self, request: Request) -> Response:
         enforce("auth-refresh", client_address(request), Rate.parse(settings.PAM_RATE_LIMIT_AUTH_REFRESH))
         if not isinstance(request.data, dict) or not isinstance(request.data.get("refresh"), str):
@@ -79,13 +98,12 @@ class AuthRefreshApi(APIView):
         except ObjectDoesNotExist as exc:
             # simplejwt looks the user up unguarded: a deleted user's token is just invalid.
             raise PamError("invalid_token", "The refresh token is invalid or revoked.") from exc
-        return Response(
-            {
-                "access": serializer.validated_data["access"],
-                "refresh": serializer.validated_data["refresh"],
-                "expires_in": _expires_in(),
-            }
-        )
+        pair = {
+            "access": serializer.validated_data["access"],
+            "refresh": serializer.validated_data["refresh"],
+            "expires_in": _expires_in(),
+        }
+        return Response(TokenPairSerializer(pair).data)
 
 
 class WorkspaceApi(APIView):
@@ -101,31 +119,33 @@ class WorkspaceApi(APIView):
 class KeyRotateApi(WorkspaceApi):
     """POST /v1/dev/rotate-key: a new agent key, shown once; the old one is revoked at once."""
 
+    @extend_schema(operation_id="rotate_key", request=None, responses=RotatedKeySerializer)
     def post(self, request: Request) -> Response:
         issued = api_key_rotate(workspace=self.workspace(request))
-        return Response(
-            {
-                "api_key": issued.api_key,
-                "key_prefix": issued.key.key_prefix,
-                "rotated_at": issued.key.created_at.isoformat(),
-            }
-        )
+        rotated = {
+            "api_key": issued.api_key,
+            "key_prefix": issued.key.key_prefix,
+            "rotated_at": issued.key.created_at.isoformat(),
+        }
+        return Response(RotatedKeySerializer(rotated).data)
 
 
 class KeyRevokeApi(WorkspaceApi):
     """POST /v1/dev/revoke-key → {"revoked": true}, or 404 no_active_key."""
 
+    @extend_schema(operation_id="revoke_key", request=None, responses=RevokedSerializer)
     def post(self, request: Request) -> Response:
         if not api_key_revoke(workspace=self.workspace(request)):
             raise PamError("no_active_key", "This workspace has no active agent key.")
-        return Response({"revoked": True})
+        return Response(RevokedSerializer({"revoked": True}).data)
 
 
 class ReadinessApi(WorkspaceApi):
     """GET /v1/dev/readiness (SPEC §3.1)."""
 
+    @extend_schema(operation_id="readiness", responses=ReadinessSerializer)
     def get(self, request: Request) -> Response:
-        return Response(readiness_get(workspace=self.workspace(request)).as_dict())
+        return Response(ReadinessSerializer(readiness_get(workspace=self.workspace(request)).as_dict()).data)
 
 
 # --- sources and pipeline runs (SPEC §7) ---------------------------------------------------
@@ -184,9 +204,16 @@ class SourceListApi(WorkspaceApi):
     class UploadInput(SourceInput):
         file = serializers.FileField()
 
+    @extend_schema(operation_id="sources_list", responses=SourceListSerializer)
     def get(self, request: Request) -> Response:
-        return Response({"items": [source_json(s) for s in source_list(workspace=self.workspace(request))]})
+        sources = [source_json(s) for s in source_list(workspace=self.workspace(request))]
+        return Response(SourceListSerializer({"items": sources}).data)
 
+    @extend_schema(
+        operation_id="sources_create",
+        request={"multipart/form-data": UploadInput, "application/json": PathInput},
+        responses={201: SourceSerializer},
+    )
     def post(self, request: Request) -> Response:
         workspace = self.workspace(request)
         if request.content_type and request.content_type.startswith("multipart/"):
@@ -206,7 +233,7 @@ class SourceListApi(WorkspaceApi):
             if data.validated_data["kind"] == "items":
                 # A source that receives items over POST /v1/dev/sources/{id}/items.
                 source = source_create_for_items(workspace=workspace, name=data.validated_data["name"])
-                return Response(source_json(source), status=201)
+                return Response(SourceSerializer(source_json(source)).data, status=201)
             if "path" not in data.validated_data:
                 raise PamError("invalid_request", "path: this field is required (or upload a file).")
             source = source_create_from_path(
@@ -217,27 +244,31 @@ class SourceListApi(WorkspaceApi):
             )
         run_enqueue(source=source)
         source.refresh_from_db()
-        return Response(source_json(source), status=201)
+        return Response(SourceSerializer(source_json(source)).data, status=201)
 
 
 class SourceDetailApi(WorkspaceApi):
     """GET /v1/dev/sources/{id} · DELETE /v1/dev/sources/{id} → 202 the run that removes it and
     everything derived from it (its facts are hidden from retrieval from this answer on)."""
 
+    @extend_schema(operation_id="sources_detail", responses=SourceSerializer)
     def get(self, request: Request, source_id: int) -> Response:
-        return Response(source_json(source_get(workspace=self.workspace(request), source_id=source_id)))
+        source = source_get(workspace=self.workspace(request), source_id=source_id)
+        return Response(SourceSerializer(source_json(source)).data)
 
+    @extend_schema(operation_id="sources_delete", responses={202: PipelineRunSerializer})
     def delete(self, request: Request, source_id: int) -> Response:
         run = source_delete(source=source_get(workspace=self.workspace(request), source_id=source_id))
-        return Response(run_json(run), status=202)
+        return Response(PipelineRunSerializer(run_json(run)).data, status=202)
 
 
 class SourceSyncApi(WorkspaceApi):
     """POST /v1/dev/sources/{id}/sync → 202 {run_id}."""
 
+    @extend_schema(operation_id="sources_sync", request=None, responses={202: RunIdSerializer})
     def post(self, request: Request, source_id: int) -> Response:
         run = run_enqueue(source=source_get(workspace=self.workspace(request), source_id=source_id))
-        return Response({"run_id": run.pk}, status=202)
+        return Response(RunIdSerializer({"run_id": run.pk}).data, status=202)
 
 
 class SourceItemsApi(WorkspaceApi):
@@ -275,12 +306,13 @@ class SourceItemsApi(WorkspaceApi):
                 raise serializers.ValidationError({"text": ["Give `text` or a non-empty `messages` list."]})
             return attrs
 
-    class Input(serializers.Serializer):
+    class ItemsInput(serializers.Serializer):
         items = serializers.ListField(min_length=1, max_length=1000)
 
+    @extend_schema(operation_id="sources_items", request=ItemsInput, responses={202: RunIdSerializer})
     def post(self, request: Request, source_id: int) -> Response:
         source = source_get(workspace=self.workspace(request), source_id=source_id)
-        data = self.Input(data=request.data)
+        data = self.ItemsInput(data=request.data)
         data.is_valid(raise_exception=True)
         items = []
         for position, raw in enumerate(data.validated_data["items"]):
@@ -292,16 +324,22 @@ class SourceItemsApi(WorkspaceApi):
                 raise PamError("invalid_request", f"items[{position}].{field}: {problems[0]}")
             items.append(dict(item.validated_data))
         run = source_items_push(source=source, items=items)
-        return Response({"run_id": run.pk}, status=202)
+        return Response(RunIdSerializer({"run_id": run.pk}).data, status=202)
 
 
 class PipelineRunListApi(WorkspaceApi):
     """GET /v1/dev/pipeline-runs[?source=ID] → {items}, newest first."""
 
+    @extend_schema(
+        operation_id="pipeline_runs_list",
+        parameters=[OpenApiParameter("source", int, description="only this source's runs")],
+        responses=PipelineRunListSerializer,
+    )
     def get(self, request: Request) -> Response:
         workspace = self.workspace(request)
         raw = request.query_params.get("source")
         source_id = None
         if raw is not None:
             source_id = source_get(workspace=workspace, source_id=_row_id(raw, "source")).pk
-        return Response({"items": [run_json(r) for r in run_list(workspace=workspace, source_id=source_id)]})
+        runs = [run_json(r) for r in run_list(workspace=workspace, source_id=source_id)]
+        return Response(PipelineRunListSerializer({"items": runs}).data)

@@ -83,3 +83,41 @@ class RequestLog(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["workspace", "-created_at", "-id"], name="requestlog_ws_time")]
+
+
+class QuotaCounter(models.Model):
+    """One quota window's count for a workspace (SPEC §3.2) in the embedded default; with
+    REDIS_URL the counters live in Redis instead (developer_api.quotas)."""
+
+    workspace = models.ForeignKey("memory.Workspace", on_delete=models.CASCADE, related_name="+")
+    period = models.CharField(max_length=32)  # "<hour|week|month>:<window start, UTC hour>"
+    count = models.IntegerField(default=0)
+    expires_at = models.DateTimeField()  # the window's end: purged some time after it
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace", "period"], name="quota_counter_one_per_window")]
+
+
+class UsageHour(models.Model):
+    """The request log rolled up by UTC hour and kind of call, written in the same commit as
+    each log row: usage stats (SPEC §3) read at most 90 × 24 rows per kind, however big the
+    log is."""
+
+    workspace = models.ForeignKey("memory.Workspace", on_delete=models.CASCADE, related_name="+")
+    hour = models.DateTimeField()
+    outcome = models.CharField(max_length=24, choices=RequestLog.Outcome.choices)
+    triage_only = models.BooleanField()
+    retrieval_ran = models.BooleanField()
+    calls = models.PositiveIntegerField(default=0)
+    estimated_tokens = models.BigIntegerField(default=0)
+    duration_ms = models.BigIntegerField(default=0)  # the sum: averages are computed on read
+    llm_calls = models.BigIntegerField(default=0)
+    item_count = models.BigIntegerField(default=0)
+    last_called_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "hour", "outcome", "triage_only", "retrieval_ran"], name="usage_hour_one_per_kind"
+            )
+        ]

@@ -1,4 +1,7 @@
-"""Workspace-level writes of the Developer API: request log and quota hooks (SPEC §2.2, §3.2)."""
+"""Workspace-level writes of the Developer API: the request log and its retention (SPEC §2.2, §3).
+
+Quotas are `developer_api.quotas`; the usage roll-up each log row feeds is `developer_api.usage`.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +10,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import transaction
+from datetime import datetime, timedelta
 
-from developer_api.models import AgentKey, RequestLog
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from developer_api.models import AgentKey, RequestLog, UsageHour
+from developer_api.usage import usage_add
 from memory.models import Workspace
 from pam.events import group_push
 
@@ -57,6 +65,7 @@ class LogEntry:
     estimated_tokens: int = 0
     llm_calls: int = 0
     duration_ms: int = 0
+    created_at: datetime | None = None  # now, unless replaying a call (benches, tests)
 
 
 def requests_group(workspace_id: int) -> str:
@@ -78,7 +87,15 @@ def request_log_create(*, entry: LogEntry) -> RequestLog:
     """Write one request-log row (SPEC §2.2) and, once committed, push it to the dashboard
     (SPEC §6)."""
     content = entry.result.get("content") or [{}]
-    row = RequestLog.objects.create(
+    with transaction.atomic():
+        row = _request_log_insert(entry, content)
+        usage_add(row=row)
+    transaction.on_commit(lambda: group_push(requests_group(row.workspace_id), request_logged_event(row)))
+    return row
+
+
+def _request_log_insert(entry: LogEntry, content: list[dict[str, Any]]) -> RequestLog:
+    return RequestLog.objects.create(
         request_id=entry.request_id,
         workspace=entry.workspace,
         credential=entry.credential,
@@ -98,22 +115,25 @@ def request_log_create(*, entry: LogEntry) -> RequestLog:
         estimated_tokens=entry.estimated_tokens,
         llm_calls=entry.llm_calls,
         duration_ms=entry.duration_ms,
+        created_at=entry.created_at or timezone.now(),
     )
-    transaction.on_commit(lambda: group_push(requests_group(row.workspace_id), request_logged_event(row)))
-    return row
 
 
-# Quota enforcement (SPEC §3.2) arrives with the Developer API issue. These are the points in
-# the order of checks of SPEC §2.3 where it plugs in; until then they allow every call.
-def quota_check_hourly(*, workspace: Workspace) -> str | None:
-    """Count this attempt against the hourly limit; the error message when over it."""
-    return None
+# A purge deletes in batches: one DELETE of millions of rows would hold its locks for minutes.
+PURGE_BATCH = 10_000
 
 
-def quota_check_allowances(*, workspace: Workspace) -> str | None:
-    """The error message when the weekly or monthly allowance is used up."""
-    return None
-
-
-def quota_consume(*, workspace: Workspace) -> None:
-    """Use one unit of the weekly and monthly allowances after a success."""
+def request_log_purge(*, now: datetime | None = None, retention_days: int | None = None) -> int:
+    """Delete request-log rows (and their usage roll-up) older than the retention
+    (`PAM_REQUEST_LOG_RETENTION_DAYS`), cut at a whole UTC hour so both stay consistent; the
+    number of log rows deleted."""
+    days = settings.PAM_REQUEST_LOG_RETENTION_DAYS if retention_days is None else retention_days
+    cutoff = ((now or timezone.now()) - timedelta(days=days)).replace(minute=0, second=0, microsecond=0)
+    deleted = 0
+    while True:
+        ids = list(RequestLog.objects.filter(created_at__lt=cutoff).values_list("id", flat=True)[:PURGE_BATCH])
+        if not ids:
+            break
+        deleted += RequestLog.objects.filter(id__in=ids).delete()[0]
+    UsageHour.objects.filter(hour__lt=cutoff).delete()
+    return deleted

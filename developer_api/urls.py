@@ -1,6 +1,6 @@
 from django.urls import path
 
-from developer_api import apis, apis_oauth
+from developer_api import apis, apis_mcp, apis_oauth, openapi
 
 auth_urlpatterns = [
     path("token", apis.AuthTokenApi.as_view(), name="auth-token"),
@@ -9,6 +9,10 @@ auth_urlpatterns = [
 
 dev_urlpatterns = [
     path("readiness", apis.ReadinessApi.as_view(), name="dev-readiness"),
+    path("mcp-config", apis_mcp.McpConfigApi.as_view(), name="dev-mcp-config"),
+    path("mcp-usage-stats", apis_mcp.UsageStatsApi.as_view(), name="dev-mcp-usage-stats"),
+    path("mcp-requests", apis_mcp.McpRequestListApi.as_view(), name="dev-mcp-requests"),
+    path("mcp-requests/<str:request_id>", apis_mcp.McpRequestDetailApi.as_view(), name="dev-mcp-request"),
     path("rotate-key", apis.KeyRotateApi.as_view(), name="dev-rotate-key"),
     path("revoke-key", apis.KeyRevokeApi.as_view(), name="dev-revoke-key"),
     path("sources", apis.SourceListApi.as_view(), name="dev-sources"),
@@ -22,4 +26,6 @@ dev_urlpatterns = [
         apis_oauth.OAuthConnectionRevokeApi.as_view(),
         name="dev-oauth-connection-revoke",
     ),
+    path("openapi.json", openapi.OpenApiDocumentView.as_view(), name="dev-openapi"),
+    path("docs", openapi.OpenApiDocsView.as_view(url_name="dev-openapi"), name="dev-docs"),
 ]

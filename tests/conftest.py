@@ -40,6 +40,20 @@ def _fresh_redis(settings: Any) -> None:
         cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _answers_match_the_openapi_document(settings: Any) -> Any:
+    """Every /v1/dev and /v1/auth answer of the test client is checked against the OpenAPI
+    document (tests/openapi_check.py); a mismatch fails the test."""
+    from tests import openapi_check
+
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "tests.openapi_check.OpenApiCheckMiddleware"]
+    openapi_check.mismatches.clear()
+    yield
+    found = list(openapi_check.mismatches)
+    openapi_check.mismatches.clear()
+    assert not found, "answers that do not match the OpenAPI document:\n" + "\n".join(found)
+
+
 # The project's own copies (memory/mcp/schemas/, documented in docs/mcp-schemas.md);
 # tests/memory/test_schemas_match_shared.py checks them against ../shared when it is there.
 SCHEMAS = REPO / "memory" / "mcp" / "schemas"

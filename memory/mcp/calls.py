@@ -1,7 +1,7 @@
 """The one path of every `tools/call` (SPEC §2.2, §2.3, §3.2, §4).
 
-    scope → entitlement → quota: attempt → arguments → quota: allowance → handler (one service,
-    shaped) → deadline → quota: consume
+    scope → entitlement → quota: attempt → arguments → quota: reserve → handler (one service,
+    shaped) → deadline; a call that does not succeed releases its reservation
 
 A `PamError` raised anywhere becomes a tool result with `isError: true` and its code; an
 unexpected failure becomes `memory_unavailable` (never a 500). Every call, a refused one
@@ -23,6 +23,7 @@ from django.utils import timezone
 from pydantic import BaseModel, ValidationError
 
 from developer_api import services as api_services
+from developer_api.quotas import Reservation, quota_attempt, quota_release, quota_reserve
 from developer_api.keys import api_key_touch
 from developer_api.models import AgentKey, RequestLog
 from memory.mcp.errors import INVALID_PARAMS, JsonRpcError
@@ -97,17 +98,20 @@ def tool_call(context: CallContext, name: str, raw_arguments: Any) -> dict[str, 
 def _run(tool: Tool, call: ToolCall, arguments: Any) -> ToolOutput:
     """The tool's answer, or the PamError that refuses it (SPEC §2.3's order of checks)."""
     workspace = call.workspace
+    reservation: Reservation | None = None
     try:
         if not workspace.entitled:
             raise EntitlementRequired()
         if tool.counts_against_quota:
-            _quota_attempt(workspace)
+            quota_attempt(workspace=workspace)  # every authenticated attempt: never released
         args = arguments_parse(tool, arguments)
         if tool.counts_against_quota:
-            _quota_allowance(workspace)
+            reservation = quota_reserve(workspace=workspace)  # atomic: k left → k pass
         output = tool.handler(call, args)
         if time.monotonic() > call.deadline:
             raise DeadlineExceeded()
+        reservation = None  # a success keeps its units
+        return output
     except PamError:
         raise
     except (DatabaseError, OSError, ValueError) as exc:
@@ -116,32 +120,18 @@ def _run(tool: Tool, call: ToolCall, arguments: Any) -> ToolOutput:
     except Exception as exc:  # a backing service (Redis) failed: never a 500
         logger.exception("%s failed for workspace %s: %s", tool.name, workspace.pk, type(exc).__name__)
         raise PamError("memory_unavailable", UNAVAILABLE) from exc
-    if tool.counts_against_quota:
-        _quota_consume(workspace)
-    return output
+    finally:
+        if reservation is not None:
+            _release(reservation)
 
 
-# --- Quota (SPEC §3.2), only for tools with `counts_against_quota` ----------------------------
-# The three places of SPEC §2.3's order of checks; developer_api.services owns the counting.
-
-
-def _quota_attempt(workspace: Workspace) -> None:
-    """Before the arguments: count this attempt against the hourly limit."""
-    message = api_services.quota_check_hourly(workspace=workspace)
-    if message:
-        raise QuotaExceeded(message)
-
-
-def _quota_allowance(workspace: Workspace) -> None:
-    """Before the service: refuse when the weekly or monthly allowance is used up."""
-    message = api_services.quota_check_allowances(workspace=workspace)
-    if message:
-        raise QuotaExceeded(message)
-
-
-def _quota_consume(workspace: Workspace) -> None:
-    """After a success: use one unit of the allowances (a refused call uses none)."""
-    api_services.quota_consume(workspace=workspace)
+def _release(reservation: Reservation) -> None:
+    """SPEC §3.2: a call that did not succeed uses no allowance. A failed release (the counter
+    store is down) is logged: the call's own answer matters more than one unit of quota."""
+    try:
+        quota_release(reservation=reservation)
+    except Exception:
+        logger.exception("could not release a quota reservation of workspace %s", reservation.workspace_id)
 
 
 # --- Arguments --------------------------------------------------------------------------------

@@ -1,0 +1,113 @@
+"""Reads of the request log for `GET /v1/dev/mcp-requests` and its detail (SPEC §3).
+
+Newest first by (`created_at`, `id`) on the index `requestlog_ws_time`. A cursor
+`"<created_at ISO>|<id>"` continues after that row by keyset (never OFFSET), so rows that
+arrive meanwhile neither shift nor repeat a page; `page` (without a cursor) is an offset for
+scripts that jump. `q` matches every word of the query in the tool name, prompt or response
+text: PostgreSQL uses the full-text index `requestlog_search` (whole words); SQLite a
+case-insensitive substring match per word.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+from django.db.models import Q, QuerySet
+
+from developer_api.ids import row_id
+from developer_api.models import RequestLog
+from memory.models import Workspace
+from pam.errors import PamError
+
+# The indexed expression of migration 0006 (PostgreSQL only): keep the two identical.
+SEARCH_DOCUMENT = "to_tsvector('simple'::regconfig, tool_name || ' ' || prompt || ' ' || response_text)"
+
+
+@dataclass(frozen=True)
+class Cursor:
+    created_at: datetime
+    id: int
+
+    def __str__(self) -> str:
+        return f"{self.created_at.isoformat()}|{self.id}"
+
+    @classmethod
+    def parse(cls, raw: str) -> Cursor:
+        stamp, _, row = raw.rpartition("|")
+        # An unencoded "+00:00" in a query string arrives as " 00:00"; isoformat() writes no spaces.
+        stamp = stamp.replace(" ", "+")
+        try:
+            created_at: datetime | None = datetime.fromisoformat(stamp)
+        except ValueError:
+            created_at = None
+        identifier = row_id(row)
+        if created_at is None or created_at.tzinfo is None or identifier is None:
+            raise PamError("invalid_request", "cursor: expected '<created_at ISO 8601 with offset>|<id>' from next_cursor.")
+        return cls(created_at, identifier)
+
+
+@dataclass
+class RequestPage:
+    items: list[RequestLog]
+    next_cursor: str | None
+    page_size: int
+    total_count: int
+    current_page: int
+    total_pages: int
+
+
+def _matching(rows: QuerySet[RequestLog], q: str) -> QuerySet[RequestLog]:
+    words = q.split()
+    if not words:
+        return rows
+    if connection.vendor == "postgresql":
+        return rows.extra(where=[f"{SEARCH_DOCUMENT} @@ plainto_tsquery('simple'::regconfig, %s)"], params=[q])
+    for word in words:
+        rows = rows.filter(Q(tool_name__icontains=word) | Q(prompt__icontains=word) | Q(response_text__icontains=word))
+    return rows
+
+
+def _after(cursor: Cursor) -> Q:
+    return Q(created_at__lt=cursor.created_at) | Q(created_at=cursor.created_at, id__lt=cursor.id)
+
+
+def request_page(
+    *, workspace: Workspace, limit: int, page: int = 1, cursor: Cursor | None = None, q: str = ""
+) -> RequestPage:
+    rows = _matching(RequestLog.objects.filter(workspace=workspace), q)
+    total = rows.count()
+    newest_first = rows.order_by("-created_at", "-id")
+    if cursor is not None:
+        before = newest_first.exclude(_after(cursor)).count()
+        current_page = before // limit + 1
+        window = list(newest_first.filter(_after(cursor))[: limit + 1])
+    else:
+        current_page = page
+        start = (page - 1) * limit
+        window = list(newest_first[start : start + limit + 1])
+    items = window[:limit]
+    next_cursor = str(Cursor(items[-1].created_at, items[-1].pk)) if len(window) > limit else None
+    return RequestPage(
+        items=items,
+        next_cursor=next_cursor,
+        page_size=limit,
+        total_count=total,
+        current_page=current_page,
+        total_pages=math.ceil(total / limit),
+    )
+
+
+def request_get(*, workspace: Workspace, request_id: str) -> RequestLog:
+    """One request of the workspace, or not_found (also for another workspace's id)."""
+    try:
+        key = uuid.UUID(request_id)
+    except ValueError:
+        key = None
+    row = RequestLog.objects.filter(workspace=workspace, request_id=key).first() if key else None
+    if row is None:
+        raise PamError("not_found", "No request with this request_id in this workspace.")
+    return row
