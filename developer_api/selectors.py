@@ -4,7 +4,7 @@ Newest first by (`created_at`, `id`) on the index `requestlog_ws_time`. A cursor
 `"<created_at ISO>|<id>"` continues after that row by keyset (never OFFSET), so rows that
 arrive meanwhile neither shift nor repeat a page; `page` (without a cursor) is an offset for
 scripts that jump. `q` matches every word of the query in the tool name, prompt or response
-text: PostgreSQL uses the full-text index `requestlog_search` (whole words); SQLite a
+text: PostgreSQL uses the stored tsvector `search_document` and its GIN index (whole words); SQLite a
 case-insensitive substring match per word.
 """
 
@@ -23,8 +23,9 @@ from developer_api.models import RequestLog
 from memory.models import Workspace
 from pam.errors import PamError
 
-# The indexed expression of migration 0006 (PostgreSQL only): keep the two identical.
-SEARCH_DOCUMENT = "to_tsvector('simple'::regconfig, tool_name || ' ' || prompt || ' ' || response_text)"
+# The stored, GIN-indexed tsvector of tool name, prompt and response (migration 0005,
+# PostgreSQL only; not a model field).
+SEARCH_DOCUMENT = "search_document"
 
 
 @dataclass(frozen=True)

@@ -3,22 +3,27 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
-# The full-text index of `q` on /v1/dev/mcp-requests (developer_api.selectors.SEARCH_DOCUMENT:
-# keep the expressions identical). PostgreSQL only: SQLite matches with LIKE.
-SEARCH_INDEX = (
-    "CREATE INDEX IF NOT EXISTS requestlog_search ON developer_api_requestlog USING gin "
-    "(to_tsvector('simple'::regconfig, tool_name || ' ' || prompt || ' ' || response_text))"
+# The full-text search of `q` on /v1/dev/mcp-requests (developer_api.selectors), PostgreSQL only
+# (SQLite matches with LIKE): a stored tsvector column, computed once per row on insert (a
+# 4 kB answer costs ~0.5 ms to parse: never again at query time), and its GIN index. The model
+# does not declare the column; only the selector's WHERE reads it.
+SEARCH_COLUMN = (
+    "ALTER TABLE developer_api_requestlog ADD COLUMN IF NOT EXISTS search_document tsvector "
+    "GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, tool_name || ' ' || prompt || ' ' || response_text)) STORED"
 )
+SEARCH_INDEX = "CREATE INDEX IF NOT EXISTS requestlog_search ON developer_api_requestlog USING gin (search_document)"
 
 
 def create_search_index(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(SEARCH_COLUMN)
         schema_editor.execute(SEARCH_INDEX)
 
 
 def drop_search_index(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
         schema_editor.execute("DROP INDEX IF EXISTS requestlog_search")
+        schema_editor.execute("ALTER TABLE developer_api_requestlog DROP COLUMN IF EXISTS search_document")
 
 
 def backfill_usage(apps, schema_editor):
