@@ -10,16 +10,24 @@ import os
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pam.settings")
+# Under ASGI each request's sync view runs in a thread of its own: a persistent connection would
+# outlive its thread, unclosed (Django advises CONN_MAX_AGE=0 under ASGI). Off unless set.
+os.environ.setdefault("DB_CONN_MAX_AGE", "0")
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from django.conf import settings  # noqa: E402
+
 from memory.routing import websocket_urlpatterns  # noqa: E402
+from pam.concurrency import BoundedHttp  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # At most PAM_MAX_CONCURRENT_REQUESTS requests at once, so at most that many database
+        # connections (each sync view runs in a thread with its own): the rest wait.
+        "http": BoundedHttp(django_asgi_app, settings.PAM_MAX_CONCURRENT_REQUESTS),
         "websocket": AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
     }
 )

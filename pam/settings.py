@@ -72,6 +72,9 @@ PAM_PUBLIC_ORIGIN = f"{_public.scheme}://{_public.netloc}"
 PAM_ALLOWED_ORIGINS = [o.rstrip("/") for o in env_list("PAM_ALLOWED_ORIGINS")]
 PAM_MAX_REQUEST_BYTES = int(env("PAM_MAX_REQUEST_BYTES", "1048576"))
 PAM_MAX_UPLOAD_BYTES = int(env("PAM_MAX_UPLOAD_BYTES", "52428800"))
+# HTTP requests one ASGI process (`make run`) serves at once, hence its most database
+# connections; more wait their turn (pam/concurrency.py).
+PAM_MAX_CONCURRENT_REQUESTS = int(env("PAM_MAX_CONCURRENT_REQUESTS", "16"))
 PAM_IMPORT_ROOTS = [str(Path(p).resolve()) for p in env_list("PAM_IMPORT_ROOTS")]
 PAM_RETRIEVAL_TIMEOUT_S = float(env("PAM_RETRIEVAL_TIMEOUT_S", "120"))
 PAM_TRIAGE_ENABLED = env_bool("PAM_TRIAGE_ENABLED", True)

@@ -55,12 +55,6 @@ def _key(server: LiveServer) -> str:
     return Path(server.env["PAM_DATA_DIR"], "demo_agent_key").read_text().strip()
 
 
-@pytest.mark.skipif(
-    os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")),
-    reason="`make run` is the embedded default (SQLite); on PostgreSQL each of uvicorn's sync-view "
-    "threads holds its own connection, more than the shared server gives beside the other test run "
-    "(connection pooling is an open item)",
-)
 def test_it_holds_fifty_concurrent_mcp_clients(make_serve: str, live_server_process: LiveServer) -> None:
     key = _key(live_server_process)
     start = threading.Barrier(CLIENTS)
