@@ -5,7 +5,9 @@ Newest first by (`created_at`, `id`) on the index `requestlog_ws_time`. A cursor
 arrive meanwhile neither shift nor repeat a page; `page` (without a cursor) is an offset for
 scripts that jump. `q` matches every word of the query in the tool name, prompt or response
 text: PostgreSQL uses the stored tsvector `search_document` and its GIN index (whole words); SQLite a
-case-insensitive substring match per word.
+case-insensitive substring match per word. Without `q`, `total_count` is the sum of the usage
+roll-up, which every log row joins in its own commit (and the purge trims with it): exact,
+without counting a million rows.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from django.db.models import Q, QuerySet
 
 from developer_api.ids import row_id
 from developer_api.models import RequestLog
+from developer_api.usage import usage_calls
 from memory.models import Workspace
 from pam.errors import PamError
 
@@ -80,7 +83,7 @@ def request_page(
     *, workspace: Workspace, limit: int, page: int = 1, cursor: Cursor | None = None, q: str = ""
 ) -> RequestPage:
     rows = _matching(RequestLog.objects.filter(workspace=workspace), q)
-    total = rows.count()
+    total = rows.count() if q.strip() else usage_calls(workspace=workspace)
     newest_first = rows.order_by("-created_at", "-id")
     if cursor is not None:
         before = newest_first.exclude(_after(cursor)).count()

@@ -90,6 +90,11 @@ def usage_rebuild(*, workspace_ids: list[int] | None = None) -> int:
     return len(rows)
 
 
+def usage_calls(*, workspace: Workspace) -> int:
+    """Every request-log row of the workspace, counted from the roll-up."""
+    return int(UsageHour.objects.filter(workspace=workspace).aggregate(n=Sum("calls"))["n"] or 0)
+
+
 # --- The read -------------------------------------------------------------------------------
 
 
