@@ -1,15 +1,22 @@
-"""Generated requests for every operation of the OpenAPI document (issue 17): schemathesis
-derives valid and invalid inputs from `/v1/dev/openapi.json` and sends them, signed in, to the
-real WSGI application. No answer may be a 500, and every answer must be declared in the
-document with its status, content type and body shape. Derandomized: a failure reproduces."""
+"""Generated requests for every operation of the OpenAPI document (issue 17 "What to build" 1):
+schemathesis derives valid and invalid inputs from `/v1/dev/openapi.json` and sends them, signed
+in, to the real WSGI application. No answer may be a 500, every answer must be declared in the
+document with its status, content type and body shape, and nothing may change in another
+workspace. Derandomized, so a CI failure reproduces; capped at PAM_FUZZ_API_EXAMPLES (default
+12) examples per operation and phase; each operation prints the cases it tried by status.
+"""
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from typing import Any
 
+import pytest
 import schemathesis
 from django.core.handlers.wsgi import WSGIHandler
 from hypothesis import HealthCheck, settings
+from rest_framework_simplejwt.tokens import RefreshToken
 from schemathesis.checks import (  # registered checks, resolved by name
     content_type_conformance,
     not_a_server_error,
@@ -17,20 +24,51 @@ from schemathesis.checks import (  # registered checks, resolved by name
     status_code_conformance,
 )
 
-from rest_framework_simplejwt.tokens import RefreshToken
-
-from memory.models import Workspace
+from developer_api.keys import api_key_rotate
+from developer_api.models import AgentKey, RequestLog
+from memory.models import Source, Workspace
+from tests.developer_api.test_mcp_requests import log
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
-
+EXAMPLES = int(os.environ.get("PAM_FUZZ_API_EXAMPLES", "12"))
 
 # Loaded once at collection from the application itself (the document needs no database).
 schema = schemathesis.openapi.from_wsgi("/v1/dev/openapi.json", WSGIHandler())
 
 
+@pytest.fixture
+def other(make_workspace: Any) -> Workspace:
+    """Another workspace with a key, a source and a logged call: the fuzz must not touch them."""
+    workspace = make_workspace("other")
+    api_key_rotate(workspace=workspace)
+    Source.objects.create(workspace=workspace, name="theirs", kind="items", location="")
+    log(workspace, 2)
+    return workspace
+
+
+def snapshot(workspace: Workspace) -> tuple[Any, ...]:
+    return (
+        list(AgentKey.objects.filter(workspace=workspace).values_list("key_hash", "revoked_at")),
+        list(Source.objects.filter(workspace=workspace).values_list("id", "name", "status")),
+        RequestLog.objects.filter(workspace=workspace).count(),
+    )
+
+
+@pytest.fixture
+def outcomes(request: pytest.FixtureRequest) -> Any:
+    counted: Counter[int] = Counter()
+    yield counted
+    print(f"\n{request.node.name}: {sum(counted.values())} cases tried ({dict(sorted(counted.items()))})")
+
+
 @schema.parametrize()
-@settings(max_examples=12, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
-def test_no_generated_request_gets_a_500_or_an_undocumented_answer(case: Any, workspace: Workspace) -> None:
+@settings(max_examples=EXAMPLES, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+def test_no_generated_request_gets_a_500_an_undocumented_answer_or_touches_another_workspace(
+    case: Any, workspace: Workspace, other: Workspace, outcomes: Counter[int]
+) -> None:
+    before = snapshot(other)
     token = RefreshToken.for_user(workspace.users.get()).access_token  # no login per example (rate-limited)
-    headers = {"Authorization": f"Bearer {token}", "Host": "127.0.0.1"}
-    case.call_and_validate(headers=headers, checks=CHECKS)
+    response = case.call(headers={"Authorization": f"Bearer {token}", "Host": "127.0.0.1"})
+    outcomes[response.status_code] += 1
+    case.validate_response(response, checks=CHECKS)
+    assert snapshot(other) == before
