@@ -1,5 +1,6 @@
 from .memory import (
     AgentMemory,
+    AgentMemoryAudit,
     Document,
     Entity,
     Fact,
@@ -14,6 +15,7 @@ from .workspace import User, Workspace
 
 __all__ = [
     "AgentMemory",
+    "AgentMemoryAudit",
     "Document",
     "Entity",
     "Fact",
