@@ -18,6 +18,8 @@ from rest_framework_simplejwt.tokens import RefreshToken
 from developer_api.authentication import PamTokenRefreshSerializer, WorkspaceMember
 from developer_api.ids import row_id
 from developer_api.keys import api_key_revoke, api_key_rotate
+from developer_api.models import SCOPE_READ, SCOPE_WRITE
+from memory.engine.live import BUCKET_PATTERN, MAX_KEY_LABELS
 from memory.models import PipelineRun, Source, Workspace
 from memory.selectors import run_list, source_get, source_list
 from memory.services import (
@@ -101,13 +103,34 @@ class WorkspaceApi(APIView):
 class KeyRotateApi(WorkspaceApi):
     """POST /v1/dev/rotate-key: a new agent key, shown once; the old one is revoked at once."""
 
+    class InputSerializer(serializers.Serializer):
+        """SPEC §2.4: optional scopes, buckets and teams of the new key (default: both scopes,
+        every bucket and team)."""
+
+        scopes = serializers.ListField(
+            child=serializers.ChoiceField(choices=[SCOPE_READ, SCOPE_WRITE]), allow_empty=False, required=False
+        )
+        buckets = serializers.ListField(
+            child=serializers.RegexField(BUCKET_PATTERN), required=False, max_length=MAX_KEY_LABELS
+        )
+        teams = serializers.ListField(
+            child=serializers.CharField(max_length=100), required=False, max_length=MAX_KEY_LABELS
+        )
+
     def post(self, request: Request) -> Response:
-        issued = api_key_rotate(workspace=self.workspace(request))
+        if not isinstance(request.data, dict):
+            raise PamError("invalid_request", "The body must be a JSON object.")
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        issued = api_key_rotate(workspace=self.workspace(request), **data.validated_data)
         return Response(
             {
                 "api_key": issued.api_key,
                 "key_prefix": issued.key.key_prefix,
                 "rotated_at": issued.key.created_at.isoformat(),
+                "scopes": issued.key.scopes,
+                "buckets": issued.key.buckets,
+                "teams": issued.key.teams,
             }
         )
 

@@ -26,7 +26,7 @@ from developer_api import services as api_services
 from developer_api.keys import api_key_touch
 from developer_api.models import AgentKey, RequestLog
 from memory.mcp.errors import INVALID_PARAMS, JsonRpcError
-from memory.mcp.tools import CallContext, Tool, ToolCall, ToolOutput, tool_get
+from memory.mcp.tools import CallContext, Tool, ToolCall, ToolOutput, prompt_argument, tool_get
 from memory.models import Workspace
 from pam.errors import DeadlineExceeded, EntitlementRequired, PamError, QuotaExceeded
 
@@ -62,7 +62,7 @@ def tool_call(context: CallContext, name: str, raw_arguments: Any) -> dict[str, 
         agent_key=credential.agent_key,
         tool_name=name,
         arguments=arguments,
-        prompt=prompt if isinstance(arguments, dict) and isinstance(prompt := arguments.get("prompt"), str) else "",
+        prompt=prompt if isinstance(arguments, dict) and isinstance(prompt := arguments.get(prompt_argument(name)), str) else "",
     )
     tool = tool_get(name)
     if tool is None or tool.scope not in credential.scopes:
