@@ -128,9 +128,6 @@ class KeyRotateApi(WorkspaceApi):
                 "api_key": issued.api_key,
                 "key_prefix": issued.key.key_prefix,
                 "rotated_at": issued.key.created_at.isoformat(),
-                "scopes": issued.key.scopes,
-                "buckets": issued.key.buckets,
-                "teams": issued.key.teams,
             }
         )
 
