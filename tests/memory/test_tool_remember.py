@@ -104,6 +104,9 @@ def test_secrets_are_refused_with_capture_refused_and_the_reason(
     assert not AgentMemory.objects.exists()
     row = RequestLog.objects.get(workspace=workspace)
     assert row.outcome == "tool_error" and row.error_code == "capture_refused"
+    # The refused secret is not kept in the request log either.
+    assert content not in row.prompt and content not in str(row.arguments) and content not in str(row.result)
+    assert set(row.arguments) == {"path", "content"}
 
 
 def test_the_capture_policy_is_configurable_per_workspace(
