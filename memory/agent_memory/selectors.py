@@ -213,6 +213,10 @@ class Pack:
         return len(self.items)
 
 
+SEPARATOR_TOKENS = 2  # what a blank line between two items can cost, at most
+BOUNDARY_SLACK = 16  # tokens BPE may shift where two items meet; nearer the budget, count exactly
+
+
 def _fits(parts: list[str], budget: int) -> bool:
     return count_tokens(BODY_SEPARATOR.join(parts)) <= budget
 
@@ -222,16 +226,29 @@ def context_pack(
 ) -> Pack:
     """The best matches, at most `max_items`, whose body (contents joined by a blank line)
     counts at most `max_tokens`: whole items while they fit; the first that does not is
-    shortened at a token boundary when room is left; later ones that fit whole still join."""
+    shortened at a token boundary when room is left; later ones that fit whole still join.
+
+    Far from the budget an item's own count decides (the sum of the parts' counts, plus the
+    separators and a slack, bounds the body's); near it the joined body is counted exactly, so
+    each item costs one encoding of itself and the bound is exact."""
     pool = _pool(workspace, viewer, query, max_items + PACK_EXTRA, bucket)
     chosen, over_items = pool[:max_items], max(0, len(pool) - max_items)
     parts: list[str] = []
     packed: list[PackedItem] = []
     over_tokens = shortened = 0
+    bound = 0  # an upper bound of the body's count so far
     for item in chosen:
-        if _fits([*parts, item.content], max_tokens):
+        own = count_tokens(item.content)
+        grown = bound + SEPARATOR_TOKENS + own + BOUNDARY_SLACK
+        if grown <= max_tokens:
+            fits, bound = True, grown
+        else:
+            joined = count_tokens(BODY_SEPARATOR.join([*parts, item.content]))
+            fits = joined <= max_tokens
+            bound = joined if fits else bound
+        if fits:
             parts.append(item.content)
-            packed.append(PackedItem(item, item.content, count_tokens(item.content), False))
+            packed.append(PackedItem(item, item.content, own, False))
             continue
         if shortened == 0:
             room = max_tokens - count_tokens(BODY_SEPARATOR.join(parts) + (BODY_SEPARATOR if parts else ""))
@@ -242,7 +259,13 @@ def context_pack(
                 parts.append(cut)
                 packed.append(PackedItem(item, cut, count_tokens(cut), True))
                 shortened = 1
+                bound = count_tokens(BODY_SEPARATOR.join(parts))
                 continue
+        over_tokens += 1
+    while parts and count_tokens(BODY_SEPARATOR.join(parts)) > max_tokens:  # the exact bound, always
+        parts.pop()
+        dropped = packed.pop()
+        shortened -= int(dropped.shortened)
         over_tokens += 1
     body = BODY_SEPARATOR.join(parts)
     return Pack(
