@@ -163,3 +163,14 @@ def test_it_never_crosses_workspaces(
     for query in ("Pelican codename Northwind renewal", "Who is the account owner for Northwind Retail?"):
         assert recall(other, query)["structuredContent"]["results"] == []
     assert AgentMemory.objects.count() == 1
+
+
+def test_an_expired_memory_is_no_longer_recalled(mcp: Mcp) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    ref = remember(mcp, "Temporary freeze on Wren deploys.", expires_at="2999-01-01T00:00:00Z")["reference"]
+    assert [r["reference"] for r in recall(mcp, "Wren deploys freeze")["structuredContent"]["results"]] == [ref]
+    AgentMemory.objects.filter(reference=ref).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert recall(mcp, "Wren deploys freeze")["structuredContent"]["results"] == []
