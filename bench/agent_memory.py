@@ -71,13 +71,18 @@ def main() -> None:
             index_publish(workspace=workspace)
         key = api_key_rotate(workspace=workspace).api_key
         if args.preload:
-            AgentMemory.objects.bulk_create(
-                AgentMemory(
+            from memory.engine.live import memory_terms
+
+            rows = []
+            for n in range(args.preload):
+                row = AgentMemory(
                     workspace=workspace, reference=f"mem_pre{n:020d}", path=f"preload/{n % 50}",
-                    content=f"Preloaded note {n} about the {WORDS[n % 10]} rollout and its owners.", credential=key[:17],
+                    content=f"Preloaded note {n} about the {WORDS[n % 10]} migration and its owners.",
+                    credential=key[:17],
                 )
-                for n in range(args.preload)
-            )
+                memory_terms(row)
+                rows.append(row)
+            AgentMemory.objects.bulk_create(rows)
 
         writer, reader = Client(SERVER_NAME="127.0.0.1"), Client(SERVER_NAME="127.0.0.1")
 

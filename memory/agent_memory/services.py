@@ -22,7 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.agent_memory.capture import capture_check
-from memory.engine.live import PRIVATE, Viewer, visible
+from memory.engine.live import PRIVATE, Viewer, memory_terms, visible
 from memory.engine.text import term_set
 from memory.models import AgentMemory, AgentMemoryAudit, Workspace
 from pam.errors import PamError
@@ -125,7 +125,7 @@ def memory_remember(*, workspace: Workspace, viewer: Viewer, writer: Writer, dra
                     existing, action = candidate, AgentMemoryAudit.Action.MERGED
                     break
         if existing is None:
-            memory = AgentMemory.objects.create(
+            memory = AgentMemory(
                 workspace=workspace,
                 reference=_new_reference(),
                 path=draft.path,
@@ -144,6 +144,8 @@ def memory_remember(*, workspace: Workspace, viewer: Viewer, writer: Writer, dra
                 created_at=now,
                 updated_at=now,
             )
+            memory_terms(memory)
+            memory.save()
             _audit(memory, AgentMemoryAudit.Action.CREATED, writer)
             return Remembered(memory, AgentMemoryAudit.Action.CREATED)
         _update(existing, draft, merge=action == AgentMemoryAudit.Action.MERGED, provenance=provenance, now=now)
@@ -176,6 +178,7 @@ def _update(memory: AgentMemory, draft: MemoryDraft, *, merge: bool, provenance:
     history = list((memory.provenance or {}).get("updates", []))[-9:]
     memory.provenance = {**(memory.provenance or {}), "updates": [*history, provenance]}
     memory.updated_at = now
+    memory_terms(memory)
     memory.save()
 
 

@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from memory.engine.rank import QueryTerm, assess, coverage
 from memory.engine.search import _summary  # the engine's own summary wording
+from memory.engine.synonyms import synonyms
 from memory.engine.text import term_set, terms
 from memory.engine.types import FactHit, Retrieval
 from memory.models import AgentMemory, Workspace
@@ -87,11 +88,31 @@ def query_terms(text: str, idf: Callable[[str], float] | None = None) -> list[Qu
     return [QueryTerm(t, 1.0, idf(t) if idf else 1.0) for t in seen]
 
 
+def _joined(found: set[str]) -> str:
+    return " " + " ".join(sorted(found)) + " " if found else ""
+
+
+def memory_terms(memory: AgentMemory) -> None:
+    """Set the memory's analysed terms from its content and its path, project, team, type and
+    key (call before saving whenever one of them changes)."""
+    context = f"{memory.path} {memory.project} {memory.team} {memory.memory_type} {memory.semantic_key}"
+    memory.content_terms = _joined(term_set(memory.content))
+    memory.context_terms = _joined(term_set(context.replace("/", " ")))
+
+
 def relevance(query: list[QueryTerm], memory: AgentMemory) -> float:
     """The share of the query's information the memory holds (its content counting fully; its
     path, project, team, type and key as context), as `rank.coverage` scores facts."""
-    context = f"{memory.path} {memory.project} {memory.team} {memory.memory_type} {memory.semantic_key}"
-    return coverage(query, term_set(memory.content), term_set(context.replace("/", " ")))
+    return coverage(query, set(memory.content_terms.split()), set(memory.context_terms.split()))
+
+
+def _mentions(query: list[QueryTerm]) -> Q:
+    """Rows holding at least one query term or synonym: the only rows that can score over 0."""
+    found = Q()
+    for q in query:
+        for term in (q.term, *synonyms(q.term)):
+            found |= Q(content_terms__contains=f" {term} ") | Q(context_terms__contains=f" {term} ")
+    return found
 
 
 def live_search(
@@ -108,7 +129,7 @@ def live_search(
     if not query:
         return []
     hits = []
-    for memory in rows.order_by("-updated_at", "-id")[:LIVE_MAX]:
+    for memory in rows.filter(_mentions(query)).order_by("-updated_at", "-id")[:LIVE_MAX]:
         score = relevance(query, memory)
         if score >= min_relevance and score > 0:
             hits.append(LiveHit(memory, round(min(1.0, score), 2)))

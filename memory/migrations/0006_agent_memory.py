@@ -30,6 +30,8 @@ class Migration(migrations.Migration):
                 ("expires_at", models.DateTimeField(blank=True, null=True)),
                 ("semantic_key", models.CharField(blank=True, default="", max_length=200)),
                 ("metadata", models.JSONField(blank=True, default=dict)),
+                ("content_terms", models.TextField(blank=True, default="")),
+                ("context_terms", models.TextField(blank=True, default="")),
                 ("credential", models.CharField(blank=True, default="", max_length=100)),
                 ("provenance", models.JSONField(blank=True, default=dict)),
                 ("created_at", models.DateTimeField(default=django.utils.timezone.now)),

@@ -233,6 +233,10 @@ class AgentMemory(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     semantic_key = models.CharField(max_length=200, blank=True, default="")
     metadata = models.JSONField(default=dict, blank=True)
+    # The analysed terms (memory.engine.text), " term term … ", written with the content: the
+    # live layer selects candidates with one LIKE per query term and scores without stemming.
+    content_terms = models.TextField(blank=True, default="")
+    context_terms = models.TextField(blank=True, default="")  # path, project, team, type, key
     # Who wrote it: the credential's label (key prefix or "oauth:<connection id>"), which also
     # decides who sees the `private` bucket; `provenance` adds the kind, time and request id.
     credential = models.CharField(max_length=100, blank=True, default="")
