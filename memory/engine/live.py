@@ -128,13 +128,20 @@ def live_search(
     query = query_terms(query_text, idf)
     if not query:
         return []
-    hits = []
-    for memory in rows.filter(_mentions(query)).order_by("-updated_at", "-id")[:LIVE_MAX]:
-        score = relevance(query, memory)
+    # Score on the terms alone (no model rows, no content read), then load the best rows.
+    scored: list[tuple[float, float, int, int]] = []  # (-relevance, -importance, order, id)
+    candidates = (
+        rows.filter(_mentions(query))
+        .order_by("-updated_at", "-id")
+        .values_list("id", "content_terms", "context_terms", "importance")[:LIVE_MAX]
+    )
+    for order, (pk, content_terms, context_terms, importance) in enumerate(candidates):
+        score = coverage(query, set(content_terms.split()), set(context_terms.split()))
         if score >= min_relevance and score > 0:
-            hits.append(LiveHit(memory, round(min(1.0, score), 2)))
-    hits.sort(key=lambda h: (-h.relevance, -(h.memory.importance or 0.0), -h.memory.updated_at.timestamp()))
-    return hits[:limit]
+            scored.append((-round(min(1.0, score), 2), -(importance or 0.0), order, pk))
+    best = sorted(scored)[:limit]
+    by_id = AgentMemory.objects.in_bulk([pk for *_, pk in best])
+    return [LiveHit(by_id[pk], -neg) for neg, _, _, pk in best if pk in by_id]
 
 
 def fact_hit(hit: LiveHit) -> FactHit:
