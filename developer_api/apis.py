@@ -19,8 +19,7 @@ from developer_api.authentication import PamTokenRefreshSerializer, WorkspaceMem
 from developer_api.ids import row_id
 from developer_api.keys import api_key_revoke, api_key_rotate
 from developer_api.models import SCOPE_READ, SCOPE_WRITE
-from memory.engine.live import BUCKET_PATTERN, MAX_KEY_LABELS
-from memory.models import PipelineRun, Source, Workspace
+from memory.models import BUCKET_PATTERN, MAX_KEY_LABELS, PipelineRun, Source, Workspace
 from memory.selectors import run_list, source_get, source_list
 from memory.services import (
     run_enqueue,

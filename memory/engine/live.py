@@ -16,7 +16,6 @@ bucket `private` only holds what that same credential wrote; nothing crosses wor
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
@@ -33,8 +32,6 @@ from memory.models import AgentMemory, Workspace
 
 PRIVATE = "private"
 DEFAULT_BUCKET = "public"
-BUCKET_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-MAX_KEY_LABELS = 50  # buckets or teams a credential may carry
 LIVE_MAX = 2000  # newest visible memories scored per call (docs/architecture.md)
 AREA = "Agent Memory"
 ROOT = "Company Context"

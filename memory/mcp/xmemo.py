@@ -12,8 +12,9 @@ from typing import Any
 from developer_api import services as api_services
 from memory.agent_memory.selectors import Item
 from memory.agent_memory.services import Writer
-from memory.engine.live import BUCKET_PATTERN, Viewer
+from memory.engine.live import Viewer
 from memory.mcp.tools import ToolCall
+from memory.models import BUCKET_PATTERN
 
 MAX_QUERY_CHARS = 8000
 MAX_LABEL_CHARS = 100  # project, team

@@ -1,4 +1,6 @@
 from .memory import (
+    BUCKET_PATTERN,
+    MAX_KEY_LABELS,
     AgentMemory,
     AgentMemoryAudit,
     Document,
@@ -14,6 +16,8 @@ from .sessions import McpSession, SessionPrompt
 from .workspace import User, Workspace
 
 __all__ = [
+    "BUCKET_PATTERN",
+    "MAX_KEY_LABELS",
     "AgentMemory",
     "AgentMemoryAudit",
     "Document",

@@ -7,6 +7,7 @@ workspace and are rebuilt by the pipeline's tree stage.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from django.conf import settings
@@ -209,6 +210,12 @@ class Relationship(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["workspace", "type"])]
+
+
+# SPEC §2.4: agent-memory buckets are names like "public", "eng", "private"; a credential
+# carries at most MAX_KEY_LABELS buckets and teams (memory.engine.live, developer_api).
+BUCKET_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+MAX_KEY_LABELS = 50
 
 
 class AgentMemory(models.Model):

@@ -10,8 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from developer_api.keys import api_key_rotate
 from developer_api.models import SCOPE_READ, SCOPE_WRITE
-from memory.engine.live import BUCKET_PATTERN
-from memory.models import Workspace
+from memory.models import BUCKET_PATTERN, Workspace
 
 MAX_TEAM_CHARS = 100
 
