@@ -19,6 +19,7 @@ from rest_framework_simplejwt.tokens import RefreshToken
 from developer_api.authentication import PamTokenRefreshSerializer, WorkspaceMember
 from developer_api.ids import row_id
 from developer_api.keys import api_key_revoke, api_key_rotate
+from developer_api.models import SCOPE_READ, SCOPE_WRITE
 from developer_api.serializers import (
     PipelineRunListSerializer,
     PipelineRunSerializer,
@@ -30,7 +31,7 @@ from developer_api.serializers import (
     SourceSerializer,
     TokenPairSerializer,
 )
-from memory.models import PipelineRun, Source, Workspace
+from memory.models import BUCKET_PATTERN, MAX_KEY_LABELS, PipelineRun, Source, Workspace
 from memory.selectors import run_list, source_get, source_list
 from memory.services import (
     run_enqueue,
@@ -119,9 +120,27 @@ class WorkspaceApi(APIView):
 class KeyRotateApi(WorkspaceApi):
     """POST /v1/dev/rotate-key: a new agent key, shown once; the old one is revoked at once."""
 
-    @extend_schema(operation_id="rotate_key", request=None, responses=RotatedKeySerializer)
+    class RotateInput(serializers.Serializer):
+        """SPEC §2.4: optional scopes, buckets and teams of the new key (default: both scopes,
+        every bucket and team)."""
+
+        scopes = serializers.ListField(
+            child=serializers.ChoiceField(choices=[SCOPE_READ, SCOPE_WRITE]), allow_empty=False, required=False
+        )
+        buckets = serializers.ListField(
+            child=serializers.RegexField(BUCKET_PATTERN), required=False, max_length=MAX_KEY_LABELS
+        )
+        teams = serializers.ListField(
+            child=serializers.CharField(max_length=100), required=False, max_length=MAX_KEY_LABELS
+        )
+
+    @extend_schema(operation_id="rotate_key", request=RotateInput, responses=RotatedKeySerializer)
     def post(self, request: Request) -> Response:
-        issued = api_key_rotate(workspace=self.workspace(request))
+        if not isinstance(request.data, dict):
+            raise PamError("invalid_request", "The body must be a JSON object.")
+        data = self.RotateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        issued = api_key_rotate(workspace=self.workspace(request), **data.validated_data)
         rotated = {
             "api_key": issued.api_key,
             "key_prefix": issued.key.key_prefix,

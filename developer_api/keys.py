@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from developer_api.models import AgentKey
+from developer_api.models import AgentKey, default_scopes
 from memory.models import Workspace
 
 KEY_PREFIX = "pam_mkey_"
@@ -38,8 +38,16 @@ class IssuedKey:
     key: AgentKey
 
 
-def api_key_rotate(*, workspace: Workspace) -> IssuedKey:
-    """Issue a new key and revoke the active one at once (one active key per workspace)."""
+def api_key_rotate(
+    *,
+    workspace: Workspace,
+    scopes: list[str] | None = None,
+    buckets: list[str] | None = None,
+    teams: list[str] | None = None,
+) -> IssuedKey:
+    """Issue a new key and revoke the active one at once (one active key per workspace).
+    SPEC §2.4: the key carries `scopes` (default both), and the agent-memory `buckets` and
+    `teams` it sees (default: empty = all)."""
     secret = "".join(secrets.choice(_ALPHABET) for _ in range(_SECRET_LENGTH))
     raw = KEY_PREFIX + secret
     now = timezone.now()
@@ -48,7 +56,13 @@ def api_key_rotate(*, workspace: Workspace) -> IssuedKey:
         Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
         AgentKey.objects.filter(workspace=workspace, revoked_at__isnull=True).update(revoked_at=now)
         key = AgentKey.objects.create(
-            workspace=workspace, key_prefix=key_prefix_of(raw), key_hash=key_hash(raw), created_at=now
+            workspace=workspace,
+            key_prefix=key_prefix_of(raw),
+            key_hash=key_hash(raw),
+            created_at=now,
+            scopes=sorted(set(scopes)) if scopes else default_scopes(),
+            buckets=sorted(set(buckets or [])),
+            teams=sorted(set(teams or [])),
         )
     return IssuedKey(api_key=raw, key=key)
 

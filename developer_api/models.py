@@ -35,6 +35,9 @@ class AgentKey(models.Model):
     key_prefix = models.CharField(max_length=32, db_index=True)  # "pam_mkey_" + 8 characters
     key_hash = models.CharField(max_length=64)  # sha256 hex of the whole key
     scopes = models.JSONField(default=default_scopes)
+    # SPEC §2.4: the agent-memory buckets and teams the key sees; empty = all.
+    buckets = models.JSONField(default=list, blank=True)
+    teams = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)

@@ -2,7 +2,19 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.utils.html import format_html
 
-from memory.models import Document, Entity, Fact, IndexVersion, PipelineRun, Section, Source, User, Workspace
+from memory.models import (
+    AgentMemory,
+    AgentMemoryAudit,
+    Document,
+    Entity,
+    Fact,
+    IndexVersion,
+    PipelineRun,
+    Section,
+    Source,
+    User,
+    Workspace,
+)
 
 
 @admin.register(Workspace)
@@ -84,3 +96,20 @@ class EntityAdmin(admin.ModelAdmin):
 class IndexVersionAdmin(admin.ModelAdmin):
     list_display = ["workspace", "version", "status", "fact_count", "section_count", "published_at"]
     list_filter = ["status"]
+
+
+@admin.register(AgentMemory)
+class AgentMemoryAdmin(admin.ModelAdmin):
+    """SPEC §2.4: agent memories, read-only here (agents write them; `forget` removes them)."""
+
+    list_display = ["reference", "workspace", "bucket", "path", "memory_type", "credential", "updated_at", "deleted_at"]
+    list_filter = ["bucket", "memory_type"]
+    search_fields = ["reference", "path", "content"]
+    readonly_fields = [f.name for f in AgentMemory._meta.fields]
+
+
+@admin.register(AgentMemoryAudit)
+class AgentMemoryAuditAdmin(admin.ModelAdmin):
+    list_display = ["memory", "action", "credential", "reason", "created_at"]
+    list_filter = ["action"]
+    readonly_fields = ["workspace", "memory", "action", "credential", "reason", "request_id", "created_at"]

@@ -10,6 +10,10 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from memory.engine import Retrieval, RetrievalTimeout, retrieve
+from memory.engine.index import index_for
+from memory.engine.live import Viewer, live_merge, live_search, visible
+from memory.engine.rank import FACT_FLOOR
+from memory.engine.search import MAX_FACTS
 from memory.models import PipelineRun, Source, Workspace
 from memory.readiness import Readiness, readiness_require, serving_get
 from memory.sources.registry import PUSHED_ITEMS
@@ -57,11 +61,15 @@ class MemoryAnswer:
     readiness: Readiness
 
 
-def memory_retrieve(*, workspace: Workspace, prompt: str, history: list[str], deadline: float) -> MemoryAnswer:
+def memory_retrieve(
+    *, workspace: Workspace, prompt: str, history: list[str], deadline: float, viewer: Viewer | None = None
+) -> MemoryAnswer:
     """SPEC §2.3 from readiness on: refuse while memory cannot be served (`PamError` with the
     code of `memory.readiness.STATES`), then triage and retrieval until `deadline`
     (`time.monotonic()`; past it, `DeadlineExceeded`). `history`: the session's earlier
-    prompts, oldest first, ignored when triage is disabled."""
+    prompts, oldest first, ignored when triage is disabled. With a `viewer`, the agent
+    memories it can see join the facts from the live layer (SPEC §2.4: found on the next
+    call, gone once forgotten)."""
     # One query gives the readiness, the published version and whether a source is being
     # deleted; retrieval then serves exactly that version without asking the database again.
     serving = serving_get(workspace=workspace)
@@ -79,4 +87,14 @@ def memory_retrieve(*, workspace: Workspace, prompt: str, history: list[str], de
         )
     except RetrievalTimeout as exc:
         raise DeadlineExceeded() from exc
+    if viewer is not None and retrieval.triage.decision == "retrieve":
+        index = index_for(workspace, serving.version) if serving.version is not None else None
+        hits = live_search(
+            visible(workspace, viewer),
+            prompt,
+            min_relevance=FACT_FLOOR,
+            limit=MAX_FACTS,
+            idf=index.idf if index is not None and index.num_docs else None,
+        )
+        retrieval = live_merge(retrieval, hits, MAX_FACTS)
     return MemoryAnswer(retrieval=retrieval, readiness=serving.readiness)

@@ -44,8 +44,10 @@ class FactHit:
     document_id: int
     position: int
     superseded: bool = False
+    reference: str | None = None  # an agent memory's reference (SPEC §2.4), from the live layer
 
     def as_dict(self) -> dict[str, Any]:
+        extra = {"memory_reference": self.reference} if self.reference else {}
         return {
             "statement": self.statement,
             "relevance_score": self.relevance_score,
@@ -55,7 +57,7 @@ class FactHit:
             "effective_date": self.effective_date,
             "fact_id": self.fact_id,
             "superseded": self.superseded,
-        }
+        } | extra
 
 
 @dataclass

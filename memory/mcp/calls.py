@@ -26,14 +26,16 @@ from developer_api import services as api_services
 from developer_api.quotas import Reservation, quota_attempt, quota_release, quota_reserve
 from developer_api.keys import api_key_touch
 from developer_api.models import AgentKey, RequestLog
+from memory.agent_memory.capture import CAPTURE_REFUSED
 from memory.mcp.errors import INVALID_PARAMS, JsonRpcError
-from memory.mcp.tools import CallContext, Tool, ToolCall, ToolOutput, tool_get
+from memory.mcp.tools import CallContext, Tool, ToolCall, ToolOutput, prompt_argument, tool_get
 from memory.models import Workspace
 from pam.errors import DeadlineExceeded, EntitlementRequired, PamError, QuotaExceeded
 
 logger = logging.getLogger(__name__)
 
 UNAVAILABLE = "Company memory is temporarily unavailable. Retry later."
+REDACTED = "[withheld: refused by the capture policy]"
 OUTCOMES: dict[type[PamError], str] = {
     EntitlementRequired: RequestLog.Outcome.ENTITLEMENT_BLOCKED,
     QuotaExceeded: RequestLog.Outcome.QUOTA_EXCEEDED,
@@ -63,7 +65,7 @@ def tool_call(context: CallContext, name: str, raw_arguments: Any) -> dict[str, 
         agent_key=credential.agent_key,
         tool_name=name,
         arguments=arguments,
-        prompt=prompt if isinstance(arguments, dict) and isinstance(prompt := arguments.get("prompt"), str) else "",
+        prompt=prompt if isinstance(arguments, dict) and isinstance(prompt := arguments.get(prompt_argument(name)), str) else "",
     )
     tool = tool_get(name)
     if tool is None or tool.scope not in credential.scopes:
@@ -82,6 +84,9 @@ def tool_call(context: CallContext, name: str, raw_arguments: Any) -> dict[str, 
         entry.outcome = OUTCOMES.get(type(exc), RequestLog.Outcome.TOOL_ERROR)
         entry.error_code = exc.code
         entry.result = _error_result(exc.code, exc.message)
+        if exc.code == CAPTURE_REFUSED:  # SPEC §2.4: a refused secret is not kept in the log either
+            entry.arguments = {key: REDACTED for key in arguments} if isinstance(arguments, dict) else REDACTED
+            entry.prompt = REDACTED
     else:
         entry.retrieval_ran, entry.triage_only = output.retrieval_ran, output.triage_only
         entry.item_count, entry.llm_calls = output.item_count, output.llm_calls

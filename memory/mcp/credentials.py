@@ -21,6 +21,9 @@ class Credential:
     label: str  # key prefix, or "oauth:<connection id>" (never the secret)
     scopes: frozenset[str]
     agent_key: AgentKey | None = None
+    # SPEC §2.4: the agent-memory buckets and teams it sees; empty = all (OAuth: all).
+    buckets: frozenset[str] = frozenset()
+    teams: frozenset[str] = frozenset()
 
 
 def credential_from_header(header: str) -> Credential | None:
@@ -39,6 +42,8 @@ def credential_from_header(header: str) -> Credential | None:
             label=key.key_prefix,
             scopes=frozenset(key.scopes),
             agent_key=key,
+            buckets=frozenset(key.buckets or []),
+            teams=frozenset(key.teams or []),
         )
     grant = access_token_authenticate(value)
     if grant is None:

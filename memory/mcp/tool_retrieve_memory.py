@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, StrictStr, field_validator
 
 from developer_api import services as api_services
 from developer_api.models import SCOPE_READ
+from memory.engine.live import Viewer
 from memory.engine.report import render_report
 from memory.engine.tokens import estimate_tokens
 from memory.mcp import sessions
@@ -73,8 +74,13 @@ def handle(call: ToolCall, args: RetrieveMemoryArguments) -> ToolOutput:
     workspace = call.workspace
     call.session_id = args.session_id or call.session_id or sessions.handshake_session(workspace=workspace)
     history = sessions.history_push(workspace=workspace, session_key=call.session_id, prompt=args.prompt)
+    credential = call.credential
     answer = memory_retrieve(
-        workspace=workspace, prompt=args.prompt, history=history[-sessions.TRIAGE_HISTORY :], deadline=call.deadline
+        workspace=workspace,
+        prompt=args.prompt,
+        history=history[-sessions.TRIAGE_HISTORY :],
+        deadline=call.deadline,
+        viewer=Viewer(label=credential.label, buckets=credential.buckets, teams=credential.teams),
     )
     return _shape(args.prompt, answer, call)
 

@@ -24,7 +24,14 @@ if TYPE_CHECKING:
     from memory.models import Workspace
 
 # Modules that register tools when imported.
-TOOL_MODULES = ("memory.mcp.tool_retrieve_memory",)
+TOOL_MODULES = (
+    "memory.mcp.tool_retrieve_memory",
+    "memory.mcp.tool_recall",
+    "memory.mcp.tool_recall_context",
+    "memory.mcp.tool_search_memory",
+    "memory.mcp.tool_remember",
+    "memory.mcp.tool_forget",
+)
 
 
 @dataclass
@@ -78,6 +85,8 @@ class Tool:
     counts_against_quota: bool = False
     # SPEC §2.2: a key becomes `mcp_verified` after its first successful call of this tool.
     verifies_key: bool = False
+    # SPEC §2.2: the argument the request log keeps in its prompt column.
+    prompt_argument: str = "prompt"
 
     def definition(self) -> dict[str, Any]:
         return {
@@ -106,6 +115,12 @@ def tools_for(scopes: frozenset[str]) -> list[Tool]:
     """The tools a credential with `scopes` sees in `tools/list`."""
     _load()
     return [tool for tool in REGISTRY.values() if tool.scope in scopes]
+
+
+def prompt_argument(name: str) -> str:
+    """The argument of tool `name` logged as the prompt ("prompt" for an unknown tool)."""
+    tool = tool_get(name)
+    return tool.prompt_argument if tool is not None else "prompt"
 
 
 def tool_get(name: str) -> Tool | None:

@@ -1,5 +1,8 @@
 from .memory import (
+    BUCKET_PATTERN,
+    MAX_KEY_LABELS,
     AgentMemory,
+    AgentMemoryAudit,
     Document,
     Entity,
     Fact,
@@ -13,7 +16,10 @@ from .sessions import McpSession, SessionPrompt
 from .workspace import User, Workspace
 
 __all__ = [
+    "BUCKET_PATTERN",
+    "MAX_KEY_LABELS",
     "AgentMemory",
+    "AgentMemoryAudit",
     "Document",
     "Entity",
     "Fact",

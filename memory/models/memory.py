@@ -7,6 +7,7 @@ workspace and are rebuilt by the pipeline's tree stage.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from django.conf import settings
@@ -211,23 +212,76 @@ class Relationship(models.Model):
         indexes = [models.Index(fields=["workspace", "type"])]
 
 
+# SPEC §2.4: agent-memory buckets are names like "public", "eng", "private"; a credential
+# carries at most MAX_KEY_LABELS buckets and teams (memory.engine.live, developer_api).
+BUCKET_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+MAX_KEY_LABELS = 50
+
+
 class AgentMemory(models.Model):
-    """A memory written by an agent (XMemo `remember`, a later issue): room kept in the schema."""
+    """A durable memory written by an agent with XMemo `remember` (SPEC §2.4).
+
+    It is a fact of the workspace's built-in `agent` source: answers place it at
+    `company_context/agent_memory/<bucket>.md` and serve it from the live layer
+    (`memory.engine.live`), read at call time, so it is found on the very next call from any
+    process. `forget` is a soft delete (`deleted_at`) with an `AgentMemoryAudit` row.
+    """
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="agent_memories")
-    path = models.CharField(max_length=700)
-    bucket = models.CharField(max_length=100, blank=True, default="")
+    reference = models.CharField(max_length=40, unique=True)  # "mem_<hex>", opaque to clients
+    path = models.CharField(max_length=700)  # where the agent filed it, e.g. "projects/pam/decisions"
+    bucket = models.CharField(max_length=100, default="public")
     team = models.CharField(max_length=100, blank=True, default="")
     project = models.CharField(max_length=100, blank=True, default="")
-    kind = models.CharField(max_length=40, blank=True, default="note")
-    title = models.CharField(max_length=300, blank=True, default="")
-    body = models.TextField()
-    provenance = models.JSONField(default=dict, blank=True)  # credential, session, tool call
+    memory_type = models.CharField(max_length=40, default="note")
+    content = models.TextField()
+    confidence = models.FloatField(null=True, blank=True)
+    importance = models.FloatField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    semantic_key = models.CharField(max_length=200, blank=True, default="")
+    metadata = models.JSONField(default=dict, blank=True)
+    # The analysed terms (memory.engine.text), " term term … ", written with the content: the
+    # live layer selects candidates with one LIKE per query term and scores without stemming.
+    content_terms = models.TextField(blank=True, default="")
+    context_terms = models.TextField(blank=True, default="")  # path, project, team, type, key
+    # Who wrote it: the credential's label (key prefix or "oauth:<connection id>"), which also
+    # decides who sees the `private` bucket; `provenance` adds the kind, time and request id.
+    credential = models.CharField(max_length=100, blank=True, default="")
+    provenance = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
+    deleted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["workspace", "bucket", "team"])]
+        indexes = [
+            models.Index(fields=["workspace", "deleted_at", "-updated_at"], name="agent_memory_live"),
+            models.Index(fields=["workspace", "path"], name="agent_memory_path"),
+            models.Index(fields=["workspace", "semantic_key"], name="agent_memory_semantic_key"),
+        ]
+
+    def __str__(self) -> str:
+        return self.reference
+
+
+class AgentMemoryAudit(models.Model):
+    """Who did what to an agent memory, when and why (`forget` writes one; so do writes)."""
+
+    class Action(models.TextChoices):
+        CREATED = "created"
+        UPDATED = "updated"
+        MERGED = "merged"
+        FORGOTTEN = "forgotten"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    memory = models.ForeignKey(AgentMemory, on_delete=models.CASCADE, related_name="audit")
+    action = models.CharField(max_length=16, choices=Action.choices)
+    credential = models.CharField(max_length=100, blank=True, default="")
+    reason = models.TextField(blank=True, default="")
+    request_id = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
 
 
 class IndexVersion(models.Model):

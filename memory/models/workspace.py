@@ -17,6 +17,9 @@ class Workspace(models.Model):
     name = models.CharField(max_length=200)
     plan = models.ForeignKey("developer_api.Plan", on_delete=models.PROTECT, related_name="workspaces")
     disabled = models.BooleanField(default=False)
+    # What `remember` refuses (SPEC §2.4; memory.agent_memory.capture): {} is the default
+    # policy; {"disabled_rules": [...], "extra_patterns": [...], "enabled": false} adjust it.
+    capture_policy = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

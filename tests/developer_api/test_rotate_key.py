@@ -214,3 +214,54 @@ def test_it_does_not_round_a_fractional_user_id_to_a_real_user(client: Client, w
     token["user_id"] = user.pk + 0.25  # Django would coerce it to user.pk
 
     assert_error(rotate(client, str(token)), 401, "invalid_token")
+
+
+# --- SPEC §2.4: scopes, buckets and teams of the new key ---------------------------------------
+
+
+def rotate_with(client: Client, token: str, body: Any) -> Any:
+    return client.post(URL, data=json.dumps(body), content_type="application/json", headers={"Authorization": f"Bearer {token}"})
+
+
+def test_without_a_body_the_key_has_both_scopes_and_sees_every_bucket_and_team(
+    client: Client, workspace: Workspace, token: str
+) -> None:
+    rotate(client, token)
+    key = AgentKey.objects.get(workspace=workspace, revoked_at__isnull=True)
+    assert sorted(key.scopes) == ["memory:read", "memory:write"]
+    assert key.buckets == [] and key.teams == []
+
+
+def test_it_takes_scopes_buckets_and_teams(client: Client, workspace: Workspace, token: str) -> None:
+    response = rotate_with(client, token, {"scopes": ["memory:read"], "buckets": ["eng", "public"], "teams": ["platform"]})
+    assert response.status_code == 200, response.content
+    key = api_key_authenticate(response.json()["api_key"])
+    assert key is not None
+    assert key.scopes == ["memory:read"] and key.buckets == ["eng", "public"] and key.teams == ["platform"]
+    tools = mcp_tools(client, response.json()["api_key"])
+    assert "remember" not in tools and "recall" in tools
+
+
+def mcp_tools(client: Client, key: str) -> list[str]:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    response = client.post("/v1/mcp/memory", data=body, content_type="application/json", headers={"Authorization": key})
+    return [tool["name"] for tool in response.json()["result"]["tools"]]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"scopes": ["memory:admin"]},
+        {"scopes": []},
+        {"scopes": "memory:read"},
+        {"buckets": ["Not A Bucket"]},
+        {"teams": ["t" * 101]},
+        [1, 2],
+    ],
+)
+def test_bad_options_are_a_400_and_keep_the_old_key(client: Client, workspace: Workspace, token: str, body: Any) -> None:
+    old = api_key_rotate(workspace=workspace).api_key
+    response = rotate_with(client, token, body)
+    assert response.status_code == 400, response.content
+    assert set(response.json()) == {"error_code", "error_message"}
+    assert api_key_authenticate(old) is not None

@@ -40,7 +40,7 @@ def test_the_sdk_client_initializes_lists_and_retrieves_real_facts(live_server_p
 
     assert init.server_info.name == "pam_memory_mcp"
     names = [tool.name for tool in tools.tools]
-    assert names == ["retrieve_memory"]
+    assert names == ["retrieve_memory", "recall", "recall_context", "search_memory", "remember", "forget"]
     assert tools.tools[0].input_schema == {
         "type": "object",
         "properties": {"prompt": {"type": "string"}, "session_id": {"type": "string"}},

@@ -159,7 +159,7 @@ def test_the_sdk_connects_through_oauth_refreshes_and_is_cut_off_by_a_revoke(liv
     assert "will be able to read your company memory in workspace" in seen["consent_text"]
     client_info = seen["client_info"]
     assert client_info.token_endpoint_auth_method == "client_secret_post" and client_info.client_secret
-    assert seen["tools"] == ["retrieve_memory"]
+    assert seen["tools"] == ["retrieve_memory", "recall", "recall_context", "search_memory"]  # memory:read
     for name in ("first", "second"):
         assert seen[name].is_error is False, seen[name]
     assert "Delphine Achterberg" in seen["first"].content[0].text

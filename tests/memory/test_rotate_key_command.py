@@ -95,3 +95,25 @@ def test_it_refuses_other_workspace(make_workspace: Callable[..., Workspace]) ->
 
     assert api_key_authenticate(acme_key).workspace == acme  # type: ignore[union-attr]
     assert api_key_authenticate(globex_key).workspace.slug == "globex"  # type: ignore[union-attr]
+
+
+def test_scope_bucket_and_team_options_shape_the_key(workspace: Workspace) -> None:
+    out = StringIO()
+    call_command(
+        "rotate_key", workspace="acme", scope=["memory:read"], bucket=["eng"], team=["platform", "data"],
+        stdout=out, stderr=StringIO(),
+    )
+    key = api_key_authenticate(out.getvalue().strip())
+    assert key is not None
+    assert key.scopes == ["memory:read"] and key.buckets == ["eng"] and key.teams == ["data", "platform"]
+
+
+def test_without_options_the_key_has_both_scopes_and_every_bucket(workspace: Workspace) -> None:
+    key = api_key_authenticate(rotate_key("acme").strip())
+    assert key is not None
+    assert sorted(key.scopes) == ["memory:read", "memory:write"] and key.buckets == [] and key.teams == []
+
+
+def test_an_invalid_bucket_is_refused(workspace: Workspace) -> None:
+    with pytest.raises(CommandError):
+        call_command("rotate_key", workspace="acme", bucket=["Bad Bucket"], stdout=StringIO(), stderr=StringIO())

@@ -34,7 +34,8 @@ def test_it_accepts_an_access_token_and_logs_the_call_as_its_connection(
     _app, tokens = connect(client)
     assert mcp_call(client, tokens["access_token"], "ping").json()["result"] == {}
     tools = mcp_call(client, tokens["access_token"]).json()["result"]["tools"]
-    assert [tool["name"] for tool in tools] == ["retrieve_memory"]
+    # A memory:read token sees the read tools; remember and forget need memory:write.
+    assert [tool["name"] for tool in tools] == ["retrieve_memory", "recall", "recall_context", "search_memory"]
 
     response = mcp_call(client, tokens["access_token"], "tools/call", {"name": "retrieve_memory", "arguments": {"prompt": "Who owns Meridian?"}})
     assert response.json()["result"]["structuredContent"]["error_code"] == "no_sources_connected"
