@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 import schemathesis
 from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from rest_framework_simplejwt.tokens import RefreshToken
 from schemathesis.checks import (  # registered checks, resolved by name
@@ -34,6 +36,18 @@ EXAMPLES = int(os.environ.get("PAM_FUZZ_API_EXAMPLES", "12"))
 
 # Loaded once at collection from the application itself (the document needs no database).
 schema = schemathesis.openapi.from_wsgi("/v1/dev/openapi.json", WSGIHandler())
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection() -> Any:
+    """Requests go straight to a WSGIHandler, whose request signals close the database connection
+    (Django's test client disconnects them): on PostgreSQL that would close the test's own
+    transaction's connection after the first request."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @pytest.fixture
