@@ -15,10 +15,10 @@ from __future__ import annotations
 import math
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import DateTimeField, ExpressionWrapper, F, Q, QuerySet, Value
 
 from developer_api.ids import row_id
 from developer_api.models import RequestLog
@@ -29,6 +29,9 @@ from pam.errors import PamError
 # The stored, GIN-indexed tsvector of tool name, prompt and response (migration 0005,
 # PostgreSQL only; not a model field).
 SEARCH_DOCUMENT = "search_document"
+# At most this many matches of `q` are sorted after the GIN lookup; more are found by walking
+# the time index newest first (cheap when most rows match).
+FEW_MATCHES = 10_000
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,12 @@ def request_page(
     rows = _matching(RequestLog.objects.filter(workspace=workspace), q)
     total = rows.count() if q.strip() else usage_calls(workspace=workspace)
     newest_first = rows.order_by("-created_at", "-id")
+    if q.strip() and connection.vendor == "postgresql" and total <= FEW_MATCHES:
+        # PostgreSQL guesses that a rare word matches 0.5 % of rows and walks the time index,
+        # testing every row (seconds at a million). The exact count says how few match: sort
+        # those found by the GIN index instead (an expression the time index cannot serve).
+        newest_first = rows.alias(sort_at=ExpressionWrapper(F("created_at") + Value(timedelta(0)), output_field=DateTimeField()))
+        newest_first = newest_first.order_by(F("sort_at").desc(), "-id")
     if cursor is not None:
         before = newest_first.exclude(_after(cursor)).count()
         current_page = before // limit + 1

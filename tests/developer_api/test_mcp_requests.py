@@ -142,3 +142,12 @@ def test_a_workspace_never_sees_another_workspaces_requests(
 
 def test_it_needs_a_token(client: Client, workspace: Workspace) -> None:
     assert_error(client.get(URL), 401, "invalid_token")
+
+
+def test_q_results_are_newest_first_and_page_with_a_cursor(client: Client, auth: dict[str, str], workspace: Workspace) -> None:
+    log(workspace, 3, prompt="unrelated")
+    ids = log(workspace, 5, prompt="Who owns the Meridian rollout?", start=T0 + timedelta(minutes=5))[::-1]
+    first = page(client, auth, "?q=meridian&limit=3")
+    second = page(client, auth, f"?q=meridian&limit=3&cursor={quote(first['next_cursor'])}")
+    assert [i["request_id"] for i in first["items"] + second["items"]] == ids
+    assert (second["next_cursor"], second["current_page"], second["total_pages"]) == (None, 2, 2)
