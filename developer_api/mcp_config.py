@@ -10,13 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.urls import reverse
 
 from developer_api.models import AgentKey
 from developer_api.quotas import quota_get
 from memory.models import Workspace
 from memory.readiness import readiness_get
 
-MCP_SERVER_NAME = "pam_memory_mcp"  # the MCP `serverInfo.name` (memory.mcp.protocol)
 CLIENT_CONFIG_NAME = "pam_memory"
 KEY_PLACEHOLDER = "pam_mkey_<key>"
 SYSTEM_PROMPT_SNIPPET = (
@@ -40,8 +40,9 @@ DEVELOPER_API_NOTICE = (
 )
 
 
-def _url(path: str) -> str:
-    return f"{settings.PAM_PUBLIC_BASE_URL}{path}"
+def _url(name: str) -> str:
+    """The public URL of a route of the URL conf (DOT's names, kept by oauth.urls)."""
+    return f"{settings.PAM_PUBLIC_BASE_URL}{reverse(name)}"
 
 
 def mcp_config_get(*, workspace: Workspace) -> dict[str, Any]:
@@ -49,7 +50,7 @@ def mcp_config_get(*, workspace: Workspace) -> dict[str, Any]:
     mcp_url = settings.PAM_MCP_URL
     return {
         "mcp_url": mcp_url,
-        "mcp_server_name": MCP_SERVER_NAME,
+        "mcp_server_name": settings.PAM_MCP_SERVER_NAME,
         "api_key": None,
         "key_prefix": key.key_prefix if key else None,
         "mcp_verified": bool(key and key.mcp_verified),
@@ -61,12 +62,12 @@ def mcp_config_get(*, workspace: Workspace) -> dict[str, Any]:
             }
         },
         "oauth_client_id": None,
-        "oauth_registration_url": _url("/v1/oauth/register"),
-        "oauth_authorization_url": _url("/v1/oauth/authorize"),
-        "oauth_token_url": _url("/v1/oauth/token"),
-        "oauth_revocation_url": _url("/v1/oauth/revoke"),
-        "oauth_protected_resource_metadata_url": _url("/.well-known/oauth-protected-resource/v1/mcp/memory"),
-        "oauth_authorization_server_metadata_url": _url("/.well-known/oauth-authorization-server"),
+        "oauth_registration_url": _url("oauth2_provider:dcr-register"),
+        "oauth_authorization_url": _url("oauth2_provider:authorize"),
+        "oauth_token_url": _url("oauth2_provider:token"),
+        "oauth_revocation_url": _url("oauth2_provider:revoke-token"),
+        "oauth_protected_resource_metadata_url": _url("oauth2_provider:oauth-resource-metadata-path"),
+        "oauth_authorization_server_metadata_url": _url("oauth2_provider:oauth-server-metadata"),
         "browser_mcp_setup_instructions": BROWSER_MCP_SETUP_INSTRUCTIONS,
         "readiness": readiness_get(workspace=workspace).as_dict(),
         "quota": quota_get(workspace=workspace),

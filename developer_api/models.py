@@ -11,6 +11,9 @@ SCOPE_READ = "memory:read"
 SCOPE_WRITE = "memory:write"
 
 
+UNLIMITED = -1  # a plan limit that never refuses (SPEC §3.2)
+
+
 def default_scopes() -> list[str]:
     return [SCOPE_READ, SCOPE_WRITE]
 

@@ -5,11 +5,9 @@ Used by `manage.py create_plan` / `set_plan`; the admin edits the same rows.
 
 from __future__ import annotations
 
-from developer_api.models import Plan
+from developer_api.models import UNLIMITED, Plan
 from memory.models import Workspace
 from pam.errors import PamError
-
-UNLIMITED = -1
 
 
 def _limit(name: str, value: int) -> int:

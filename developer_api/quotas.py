@@ -27,11 +27,10 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from developer_api.models import QuotaCounter
+from developer_api.models import UNLIMITED, QuotaCounter
 from memory.models import Workspace
 from pam.errors import QuotaExceeded
 
-UNLIMITED = -1
 NEAR_LIMIT_PERCENT = 80  # SPEC §3.2: `near_limit` once any allowance is over 80 % used
 COUNTER_KEEP = timedelta(days=40)  # a counter outlives its window by less than a month
 

@@ -68,12 +68,10 @@ class RequestPage:
 
 
 def _matching(rows: QuerySet[RequestLog], q: str) -> QuerySet[RequestLog]:
-    words = q.split()
-    if not words:
-        return rows
+    """The rows matching every word of `q` (at least one)."""
     if connection.vendor == "postgresql":
         return rows.extra(where=[f"{SEARCH_DOCUMENT} @@ plainto_tsquery('simple'::regconfig, %s)"], params=[q])
-    for word in words:
+    for word in q.split():
         rows = rows.filter(Q(tool_name__icontains=word) | Q(prompt__icontains=word) | Q(response_text__icontains=word))
     return rows
 
@@ -85,10 +83,13 @@ def _after(cursor: Cursor) -> Q:
 def request_page(
     *, workspace: Workspace, limit: int, page: int = 1, cursor: Cursor | None = None, q: str = ""
 ) -> RequestPage:
-    rows = _matching(RequestLog.objects.filter(workspace=workspace), q)
-    total = rows.count() if q.strip() else usage_calls(workspace=workspace)
+    searching = bool(q.split())
+    rows = RequestLog.objects.filter(workspace=workspace)
+    if searching:
+        rows = _matching(rows, q)
+    total = rows.count() if searching else usage_calls(workspace=workspace)
     newest_first = rows.order_by("-created_at", "-id")
-    if q.strip() and connection.vendor == "postgresql" and total <= FEW_MATCHES:
+    if searching and connection.vendor == "postgresql" and total <= FEW_MATCHES:
         # PostgreSQL guesses that a rare word matches 0.5 % of rows and walks the time index,
         # testing every row (seconds at a million). The exact count says how few match: sort
         # those found by the GIN index instead (an expression the time index cannot serve).

@@ -320,6 +320,7 @@ SIMPLE_JWT = {
 
 # OAuth 2.1 for browser LLM clients (SPEC §4) on django-oauth-toolkit. Every URL it publishes
 # comes from PAM_PUBLIC_BASE_URL, never from the request's Host.
+PAM_MCP_SERVER_NAME = "pam_memory_mcp"  # MCP serverInfo.name, and mcp-config's mcp_server_name
 PAM_MCP_URL = f"{PAM_PUBLIC_BASE_URL}/v1/mcp/memory"  # the protected resource (RFC 9728 `resource`)
 PAM_OAUTH_ACCESS_TOKEN_SECONDS = int(env("PAM_OAUTH_ACCESS_TOKEN_SECONDS", "3600"))
 PAM_OAUTH_REFRESH_TOKEN_SECONDS = int(env("PAM_OAUTH_REFRESH_TOKEN_SECONDS", str(30 * 24 * 3600)))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+
 from memory.mcp.calls import tool_call
 from memory.mcp.errors import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, JsonRpcError
 from memory.mcp.tools import CallContext, tools_for
@@ -16,7 +18,6 @@ LATEST_VERSION = "2025-11-25"
 # MCP 2025-11-25, Lifecycle §Version Negotiation: answer the client's version when we support
 # it, else our latest.
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
-SERVER_NAME = "pam_memory_mcp"
 SERVER_VERSION = "0.1.0"
 
 INSTRUCTIONS = (
@@ -66,7 +67,7 @@ def dispatch(message: dict[str, Any], context: CallContext) -> Any:
         return {
             "protocolVersion": version,
             "capabilities": {"tools": {"listChanged": False}},
-            "serverInfo": {"name": SERVER_NAME, "title": "PAM company memory", "version": SERVER_VERSION},
+            "serverInfo": {"name": settings.PAM_MCP_SERVER_NAME, "title": "PAM company memory", "version": SERVER_VERSION},
             "instructions": INSTRUCTIONS,
         }
     if method == "ping":
