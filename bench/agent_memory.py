@@ -5,7 +5,8 @@
 
 A throwaway data directory (and SQLite database) gets a workspace with `--facts` generated
 company facts (bench/engine_scale.py's generator) and a published index, plus `--preload`
-agent memories already written (the live layer scores up to LIVE_MAX of them per call). Then,
+agent memories already written (every one holding a query term is scored, through the term
+index `AgentMemoryTerm`). Then,
 through the real MCP endpoint (Django's test client, one process), each round calls
 `remember` with a new memory and immediately `recall` from a second client (another session,
 no shared state but the database) for that memory's distinctive words: the figures are
@@ -71,7 +72,7 @@ def main() -> None:
             index_publish(workspace=workspace)
         key = api_key_rotate(workspace=workspace).api_key
         if args.preload:
-            from memory.engine.live import memory_terms
+            from memory.engine.live import memory_index, memory_terms
 
             rows = []
             for n in range(args.preload):
@@ -82,7 +83,7 @@ def main() -> None:
                 )
                 memory_terms(row)
                 rows.append(row)
-            AgentMemory.objects.bulk_create(rows)
+            memory_index(AgentMemory.objects.bulk_create(rows))
 
         writer, reader = Client(SERVER_NAME="127.0.0.1"), Client(SERVER_NAME="127.0.0.1")
 

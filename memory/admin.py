@@ -34,6 +34,7 @@ class UserAdmin(BaseUserAdmin):
     fieldsets = (
         (None, {"fields": ("email", "password", "workspace")}),
         ("Permissions", {"fields": ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")}),
+        ("Agent memory (empty = every bucket or team)", {"fields": ("memory_buckets", "memory_teams")}),
     )
     add_fieldsets = ((None, {"classes": ("wide",), "fields": ("email", "workspace", "password1", "password2")}),)
 

@@ -90,6 +90,7 @@ def memory_retrieve(
     if viewer is not None and retrieval.triage.decision == "retrieve":
         index = index_for(workspace, serving.version) if serving.version is not None else None
         hits = live_search(
+            workspace,
             visible(workspace, viewer),
             prompt,
             min_relevance=FACT_FLOOR,

@@ -35,6 +35,9 @@ class OAuthGrant:
     connection_id: int
     connection_label: str  # "oauth:<connection id>", stable across refreshes
     scopes: frozenset[str]
+    # SPEC §2.4: the agent-memory buckets and teams of the user who connected; empty = all.
+    buckets: frozenset[str] = frozenset()
+    teams: frozenset[str] = frozenset()
 
 
 def client_key(*, client_name: str, redirect_uris: list[str]) -> str:
@@ -170,4 +173,6 @@ def access_token_authenticate(raw_token: str) -> OAuthGrant | None:
         connection_id=connection.pk,
         connection_label=f"oauth:{connection.pk}",
         scopes=frozenset(token.scope.split()),
+        buckets=frozenset(token.user.memory_buckets or []),
+        teams=frozenset(token.user.memory_teams or []),
     )

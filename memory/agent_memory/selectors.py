@@ -116,7 +116,7 @@ def _pool(workspace: Workspace, viewer: Viewer, query: str, limit: int, bucket: 
     rows = visible(workspace, viewer)
     if bucket is not None:
         rows = rows.filter(bucket=bucket)
-    hits = live_search(rows, query, min_relevance=RECALL_FLOOR, limit=limit, idf=index.idf if index else None)
+    hits = live_search(workspace, rows, query, min_relevance=RECALL_FLOOR, limit=limit, idf=index.idf if index else None)
     items = [_memory_item(h) for h in hits]
     if bucket is None:  # company facts are in no bucket
         items += [_fact_item(f) for f in _company_facts(workspace, query, limit, version) if f.relevance_score >= RECALL_FLOOR]
@@ -166,7 +166,7 @@ def memory_search(
         rows = rows.filter(memory_type=filters.memory_type)
     if filters.path_filter is not None:
         rows = rows.filter(_path_q(filters.path_filter))
-    hits = live_search(rows, query, min_relevance=STRICT_FLOOR, limit=limit, idf=index.idf if index else None)
+    hits = live_search(workspace, rows, query, min_relevance=STRICT_FLOOR, limit=limit, idf=index.idf if index else None)
     items = [_memory_item(h) for h in hits]
     facts_apply = (
         filters.bucket is None

@@ -22,7 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.agent_memory.capture import capture_check
-from memory.engine.live import PRIVATE, Viewer, memory_terms, visible
+from memory.engine.live import PRIVATE, Viewer, memory_save, visible
 from memory.engine.text import term_set
 from memory.models import AgentMemory, AgentMemoryAudit, Workspace
 from pam.errors import PamError
@@ -144,8 +144,7 @@ def memory_remember(*, workspace: Workspace, viewer: Viewer, writer: Writer, dra
                 created_at=now,
                 updated_at=now,
             )
-            memory_terms(memory)
-            memory.save()
+            memory_save(memory)
             _audit(memory, AgentMemoryAudit.Action.CREATED, writer)
             return Remembered(memory, AgentMemoryAudit.Action.CREATED)
         _update(existing, draft, merge=action == AgentMemoryAudit.Action.MERGED, provenance=provenance, now=now)
@@ -178,8 +177,7 @@ def _update(memory: AgentMemory, draft: MemoryDraft, *, merge: bool, provenance:
     history = list((memory.provenance or {}).get("updates", []))[-9:]
     memory.provenance = {**(memory.provenance or {}), "updates": [*history, provenance]}
     memory.updated_at = now
-    memory_terms(memory)
-    memory.save()
+    memory_save(memory)
 
 
 def _max(a: float | None, b: float | None) -> float | None:

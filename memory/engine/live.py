@@ -2,13 +2,15 @@
 
 A memory written with `remember` must be found by `recall` and `retrieve_memory` on the very
 next call, from any web process, without rebuilding the published index. Agent memories are
-therefore never put in the tantivy index (they are not filed under a topic section); every call
-that can return them reads the caller's visible, live rows here — one indexed query bounded by
-`LIVE_MAX` rows, newest first — and scores them with the engine's own calibrated coverage
-(`rank.coverage`, the published index's IDF when there is one). `forget` sets `deleted_at`, so a
-forgotten memory leaves every answer on the next call too. This is the one per-call read of
-agent memory the engine makes; docs/architecture.md ("Agent memory") gives the design and its
-bound.
+therefore not put in the tantivy index (they are not filed under a topic section): they have
+their own incremental segment, the term index `AgentMemoryTerm`, written in the memory's own
+transaction (`memory_save`). Every call that can return them ranks the caller's visible, live
+memories with one grouped query over that index — every memory that holds a query term or a
+synonym is scored, however many there are — by the engine's own calibrated coverage
+(`rank.coverage`, with the published index's IDF when there is one), and loads only the best.
+`forget` sets `deleted_at`, so a forgotten memory leaves every answer on the next call too.
+This is the one per-call read of agent memory the engine makes; docs/architecture.md
+("Agent memory") gives the design and its cost.
 
 Visibility (`Viewer`): a credential sees the buckets and teams it carries (empty = all); the
 bucket `private` only holds what that same credential wrote; nothing crosses workspaces.
@@ -20,19 +22,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
+from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from memory.engine.rank import QueryTerm, assess, coverage
-from memory.engine.search import _summary  # the engine's own summary wording
-from memory.engine.synonyms import synonyms
+from memory.engine.rank import CONTEXT_CREDIT, QueryTerm, assess
+from memory.engine.search import summary
+from memory.engine.synonyms import SYNONYM_WEIGHT, synonyms
 from memory.engine.text import term_set, terms
 from memory.engine.types import FactHit, Retrieval
-from memory.models import AgentMemory, Workspace
+from memory.models import AgentMemory, AgentMemoryTerm, Workspace
+from memory.models.memory import MAX_TERM_LENGTH
 
 PRIVATE = "private"
 DEFAULT_BUCKET = "public"
-LIVE_MAX = 2000  # newest visible memories scored per call (docs/architecture.md)
+RELEVANCE_DECIMALS = 2  # relevance is compared, and reported, at this precision
 AREA = "Agent Memory"
 ROOT = "Company Context"
 
@@ -91,28 +95,72 @@ def _joined(found: set[str]) -> str:
 
 def memory_terms(memory: AgentMemory) -> None:
     """Set the memory's analysed terms from its content and its path, project, team, type and
-    key (call before saving whenever one of them changes)."""
+    key (`memory_save` calls it; so does a bulk load before `memory_index`)."""
     context = f"{memory.path} {memory.project} {memory.team} {memory.memory_type} {memory.semantic_key}"
     memory.content_terms = _joined(term_set(memory.content))
     memory.context_terms = _joined(term_set(context.replace("/", " ")))
 
 
-def relevance(query: list[QueryTerm], memory: AgentMemory) -> float:
-    """The share of the query's information the memory holds (its content counting fully; its
-    path, project, team, type and key as context), as `rank.coverage` scores facts."""
-    return coverage(query, set(memory.content_terms.split()), set(memory.context_terms.split()))
+def memory_index(memories: list[AgentMemory]) -> None:
+    """Replace the term-index postings of saved `memories` with their stored terms."""
+    AgentMemoryTerm.objects.filter(memory__in=[m.pk for m in memories]).delete()
+    AgentMemoryTerm.objects.bulk_create(
+        [
+            AgentMemoryTerm(workspace_id=m.workspace_id, memory_id=m.pk, term=term, field=field)
+            for m in memories
+            for field, text in ((AgentMemoryTerm.Field.CONTENT, m.content_terms), (AgentMemoryTerm.Field.CONTEXT, m.context_terms))
+            for term in sorted(set(text.split()))
+            if len(term) <= MAX_TERM_LENGTH
+        ],
+        batch_size=1000,
+    )
 
 
-def _mentions(query: list[QueryTerm]) -> Q:
-    """Rows holding at least one query term or synonym: the only rows that can score over 0."""
-    found = Q()
-    for q in query:
-        for term in (q.term, *synonyms(q.term)):
-            found |= Q(content_terms__contains=f" {term} ") | Q(context_terms__contains=f" {term} ")
-    return found
+def memory_save(memory: AgentMemory) -> None:
+    """Save a new or changed memory with its analysed terms and postings (call inside the
+    writer's transaction, so a reader sees the memory and its postings together)."""
+    memory_terms(memory)
+    memory.save()
+    memory_index([memory])
+
+
+def _credits(query: list[QueryTerm]) -> list[tuple[str, int, int, float]]:
+    """What each posting earns, as `rank.coverage` credits a fact: (term, field, query term,
+    share of the query's weight). A query term counts once, at its best credit: in the content
+    fully, as a synonym in the content at `SYNONYM_WEIGHT`, in the context at `CONTEXT_CREDIT`."""
+    total = sum(q.weight * q.idf for q in query)
+    rows: list[tuple[str, int, int, float]] = []
+    if total <= 0:
+        return rows
+    for position, q in enumerate(query):
+        share = q.weight * q.idf / total
+        related = sorted(synonyms(q.term) - {q.term})
+        rows.append((q.term, AgentMemoryTerm.Field.CONTENT, position, share))
+        rows += [(t, AgentMemoryTerm.Field.CONTENT, position, SYNONYM_WEIGHT * share) for t in related]
+        rows += [(t, AgentMemoryTerm.Field.CONTEXT, position, CONTEXT_CREDIT * share) for t in [q.term, *related]]
+    return [row for row in rows if len(row[0]) <= MAX_TERM_LENGTH]
+
+
+# One grouped query over the term index: each visible memory's best credit per query term,
+# summed; those at or over the floor, best first, ties to the more important, then the newer.
+_RANKED = """
+WITH q(term, field, position, credit) AS (VALUES {values})
+SELECT b.memory_id, ROUND(CAST(SUM(b.best) AS NUMERIC), {decimals}) AS relevance
+FROM (
+    SELECT p.memory_id AS memory_id, q.position AS position, MAX(q.credit) AS best
+    FROM memory_agentmemoryterm p JOIN q ON p.term = q.term AND p.field = q.field
+    WHERE p.workspace_id = %s AND p.memory_id IN ({visible})
+    GROUP BY p.memory_id, q.position
+) b JOIN memory_agentmemory m ON m.id = b.memory_id
+GROUP BY b.memory_id, m.importance, m.updated_at
+HAVING SUM(b.best) >= %s AND SUM(b.best) > 0
+ORDER BY relevance DESC, COALESCE(m.importance, 0) DESC, m.updated_at DESC, b.memory_id DESC
+LIMIT %s
+"""
 
 
 def live_search(
+    workspace: Workspace,
     rows: QuerySet[AgentMemory],
     query_text: str,
     *,
@@ -120,25 +168,21 @@ def live_search(
     limit: int,
     idf: Callable[[str], float] | None = None,
 ) -> list[LiveHit]:
-    """The best of `rows` (already filtered) at or over `min_relevance`, best first; ties go
-    to the more important, then the newer memory."""
-    query = query_terms(query_text, idf)
-    if not query:
+    """The best of `rows` (the workspace's memories the caller may see, filtered as the tool
+    asks) at or over `min_relevance`, best first; ties go to the more important, then the
+    newer memory."""
+    credits = _credits(query_terms(query_text, idf))
+    if not credits or limit <= 0:
         return []
-    # Score on the terms alone (no model rows, no content read), then load the best rows.
-    scored: list[tuple[float, float, int, int]] = []  # (-relevance, -importance, order, id)
-    candidates = (
-        rows.filter(_mentions(query))
-        .order_by("-updated_at", "-id")
-        .values_list("id", "content_terms", "context_terms", "importance")[:LIVE_MAX]
-    )
-    for order, (pk, content_terms, context_terms, importance) in enumerate(candidates):
-        score = coverage(query, set(content_terms.split()), set(context_terms.split()))
-        if score >= min_relevance and score > 0:
-            scored.append((-round(min(1.0, score), 2), -(importance or 0.0), order, pk))
-    best = sorted(scored)[:limit]
-    by_id = AgentMemory.objects.in_bulk([pk for *_, pk in best])
-    return [LiveHit(by_id[pk], -neg) for neg, _, _, pk in best if pk in by_id]
+    visible_sql, visible_params = rows.values("pk").query.sql_with_params()
+    values = ", ".join(f"(%s, {field:d}, {position:d}, {credit!r})" for _, field, position, credit in credits)
+    sql = _RANKED.format(values=values, decimals=RELEVANCE_DECIMALS, visible=visible_sql)
+    params = [term for term, *_ in credits] + [workspace.pk, *visible_params, min_relevance, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        ranked = [(pk, float(score)) for pk, score in cursor.fetchall()]
+    by_id = AgentMemory.objects.in_bulk([pk for pk, _ in ranked])
+    return [LiveHit(by_id[pk], min(1.0, score)) for pk, score in ranked if pk in by_id]
 
 
 def fact_hit(hit: LiveHit) -> FactHit:
@@ -167,5 +211,5 @@ def live_merge(retrieval: Retrieval, hits: list[LiveHit], limit: int) -> Retriev
     merged = sorted([*retrieval.facts, *(fact_hit(h) for h in hits)], key=lambda f: -f.relevance_score)[:limit]
     retrieval.facts = merged
     retrieval.coverage_assessment = assess(merged)
-    retrieval.context_summary = _summary(merged, retrieval.coverage_assessment)
+    retrieval.context_summary = summary(merged, retrieval.coverage_assessment)
     return retrieval

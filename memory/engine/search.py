@@ -198,7 +198,7 @@ def retrieve(
     return Retrieval(
         triage=decision,
         phase1=phase1,
-        context_summary=_summary(facts, assessment),
+        context_summary=summary(facts, assessment),
         facts=facts,
         entities=entities,
         relationships=relationships,
@@ -390,7 +390,8 @@ def _bridges(index: LoadedIndex, fact_id: int, prompt_lower: str) -> tuple[list[
     return labels, set(first(doc, "terms", "").split())
 
 
-def _summary(facts: list[FactHit], coverage: str) -> str:
+def summary(facts: list[FactHit], coverage: str) -> str:
+    """The `context_summary` of an answer: its best facts' statements, in the engine's wording."""
     if not facts:
         return "No stored company context matches this prompt."
     picked: list[str] = []

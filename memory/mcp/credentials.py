@@ -21,7 +21,8 @@ class Credential:
     label: str  # key prefix, or "oauth:<connection id>" (never the secret)
     scopes: frozenset[str]
     agent_key: AgentKey | None = None
-    # SPEC §2.4: the agent-memory buckets and teams it sees; empty = all (OAuth: all).
+    # SPEC §2.4: the agent-memory buckets and teams it sees (an OAuth connection: its user's);
+    # empty = all.
     buckets: frozenset[str] = frozenset()
     teams: frozenset[str] = frozenset()
 
@@ -49,5 +50,10 @@ def credential_from_header(header: str) -> Credential | None:
     if grant is None:
         return None
     return Credential(
-        workspace=grant.workspace, kind="oauth", label=grant.connection_label, scopes=grant.scopes
+        workspace=grant.workspace,
+        kind="oauth",
+        label=grant.connection_label,
+        scopes=grant.scopes,
+        buckets=grant.buckets,
+        teams=grant.teams,
     )

@@ -1,8 +1,8 @@
+from .labels import BUCKET_PATTERN, MAX_KEY_LABELS
 from .memory import (
-    BUCKET_PATTERN,
-    MAX_KEY_LABELS,
     AgentMemory,
     AgentMemoryAudit,
+    AgentMemoryTerm,
     Document,
     Entity,
     Fact,
@@ -20,6 +20,7 @@ __all__ = [
     "MAX_KEY_LABELS",
     "AgentMemory",
     "AgentMemoryAudit",
+    "AgentMemoryTerm",
     "Document",
     "Entity",
     "Fact",

@@ -7,7 +7,6 @@ workspace and are rebuilt by the pipeline's tree stage.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from django.conf import settings
@@ -212,10 +211,8 @@ class Relationship(models.Model):
         indexes = [models.Index(fields=["workspace", "type"])]
 
 
-# SPEC §2.4: agent-memory buckets are names like "public", "eng", "private"; a credential
-# carries at most MAX_KEY_LABELS buckets and teams (memory.engine.live, developer_api).
-BUCKET_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-MAX_KEY_LABELS = 50
+
+MAX_TERM_LENGTH = 200  # longer analysed terms (URLs, hashes) are not indexed
 
 
 class AgentMemory(models.Model):
@@ -261,6 +258,28 @@ class AgentMemory(models.Model):
 
     def __str__(self) -> str:
         return self.reference
+
+
+class AgentMemoryTerm(models.Model):
+    """One posting of the agent-memory term index (SPEC §2.4; docs/architecture.md, "Agent
+    memory"): an analysed term of a memory's content or of its context (path, project, team,
+    type, key), written in the same transaction as the memory. It is the incremental segment
+    beside the published index: `memory.engine.live` ranks every visible memory that holds a
+    query term with one grouped query over it, so memories never wait for a publication.
+    """
+
+    class Field(models.IntegerChoices):
+        CONTENT = 1
+        CONTEXT = 2
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+", db_index=False)
+    memory = models.ForeignKey(AgentMemory, on_delete=models.CASCADE, related_name="postings")
+    term = models.CharField(max_length=MAX_TERM_LENGTH)
+    field = models.PositiveSmallIntegerField(choices=Field.choices)
+
+    class Meta:
+        # Covering: the ranking query reads postings from the index alone.
+        indexes = [models.Index(fields=["workspace", "term", "field", "memory"], name="agent_memory_term")]
 
 
 class AgentMemoryAudit(models.Model):

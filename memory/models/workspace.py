@@ -9,6 +9,8 @@ from django.contrib.auth.models import PermissionsMixin
 from django.db import models
 from django.utils import timezone
 
+from memory.models.labels import validate_buckets, validate_teams
+
 
 class Workspace(models.Model):
     """One organisation: its sources, memory, keys, plan, quota and request log."""
@@ -60,6 +62,10 @@ class User(AbstractBaseUser, PermissionsMixin):
     is_active = models.BooleanField(default=True)
     is_staff = models.BooleanField(default=False)
     date_joined = models.DateTimeField(default=timezone.now)
+    # SPEC §2.4: the agent-memory buckets and teams this user sees, through the REST memory API
+    # and through every OAuth connection they authorise; empty = all (as for agent keys).
+    memory_buckets = models.JSONField(default=list, blank=True, validators=[validate_buckets])
+    memory_teams = models.JSONField(default=list, blank=True, validators=[validate_teams])
 
     objects: ClassVar[UserManager] = UserManager()  # type: ignore[assignment]
 
