@@ -7,7 +7,8 @@ scripts that jump. `q` matches every word of the query in the tool name, prompt 
 text: PostgreSQL uses the stored tsvector `search_document` and its GIN index (whole words); SQLite a
 case-insensitive substring match per word. Without `q`, `total_count` is the sum of the usage
 roll-up, which every log row joins in its own commit (and the purge trims with it): exact,
-without counting a million rows.
+without counting a million rows; with `q`, it is `search_counts.search_count`: exact, counting
+only the rows written since the last search for the same words.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from django.db.models import DateTimeField, ExpressionWrapper, F, Q, QuerySet, V
 
 from developer_api.ids import row_id
 from developer_api.models import RequestLog
+from developer_api.search_counts import search_count
 from developer_api.usage import usage_calls
 from memory.models import Workspace
 from pam.errors import PamError
@@ -87,7 +89,7 @@ def request_page(
     rows = RequestLog.objects.filter(workspace=workspace)
     if searching:
         rows = _matching(rows, q)
-    total = rows.count() if searching else usage_calls(workspace=workspace)
+    total = search_count(workspace=workspace, q=q, matching=rows) if searching else usage_calls(workspace=workspace)
     newest_first = rows.order_by("-created_at", "-id")
     if searching and connection.vendor == "postgresql" and total <= FEW_MATCHES:
         # PostgreSQL guesses that a rare word matches 0.5 % of rows and walks the time index,

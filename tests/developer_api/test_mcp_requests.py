@@ -151,3 +151,37 @@ def test_q_results_are_newest_first_and_page_with_a_cursor(client: Client, auth:
     second = page(client, auth, f"?q=meridian&limit=3&cursor={quote(first['next_cursor'])}")
     assert [i["request_id"] for i in first["items"] + second["items"]] == ids
     assert (second["next_cursor"], second["current_page"], second["total_pages"]) == (None, 2, 2)
+
+
+def test_the_count_of_a_search_stays_exact_as_matching_calls_arrive_and_leave(
+    client: Client, auth: dict[str, str], workspace: Workspace
+) -> None:
+    from developer_api.services import request_log_purge
+
+    now = datetime.now(UTC)
+    log(workspace, 3, prompt="zebra rollout", start=now - timedelta(days=120))  # past the retention
+    log(workspace, 4, prompt="zebra rollout", start=now - timedelta(days=2))
+    log(workspace, 2, prompt="other things", start=now - timedelta(days=2))
+    assert page(client, auth, "?q=zebra")["total_count"] == 7
+    log(workspace, 2, prompt="zebra rollout", start=now)  # written just now: not settled yet
+    log(workspace, 1, prompt="zebra replayed", start=now - timedelta(days=3))  # after the mark, dated earlier
+    log(workspace, 1, prompt="other things", start=now)
+    assert page(client, auth, "?q=zebra")["total_count"] == 10
+    assert page(client, auth, "?q=zebra")["total_count"] == 10  # the settled part now comes from the cache
+    assert page(client, auth, "?q=ZEBRA")["total_count"] == 10
+    assert page(client, auth, "?q=zebra%20rollout")["total_count"] == 9
+    assert request_log_purge(now=now) == 3
+    assert page(client, auth, "?q=zebra")["total_count"] == 7
+    assert page(client, auth, "?q=other")["total_count"] == 3
+
+
+def test_a_search_count_is_never_shared_between_workspaces(
+    client: Client, auth: dict[str, str], workspace: Workspace, make_workspace: Any
+) -> None:
+    other = make_workspace(slug="globex")
+    now = datetime.now(UTC)
+    log(other, 5, prompt="zebra rollout", start=now - timedelta(days=1))
+    log(workspace, 2, prompt="zebra rollout", start=now - timedelta(days=1))
+    assert page(client, auth, "?q=zebra")["total_count"] == 2
+    log(other, 1, prompt="zebra rollout", start=now - timedelta(days=1))
+    assert page(client, auth, "?q=zebra")["total_count"] == 2
