@@ -18,10 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -29,6 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from embedded import embedded_pam, tool_call  # noqa: E402
 from engine_scale import latency, machine_busy_pct  # noqa: E402
 
 WORDS = ["amber", "basalt", "cobalt", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper"]
@@ -45,19 +43,10 @@ def main() -> None:
     parser.add_argument("--preload", type=int, default=0)
     args = parser.parse_args()
 
-    data = Path(tempfile.mkdtemp(prefix="pam-bench-agent-memory-"))
-    os.environ["PAM_DATA_DIR"] = str(data)
-    os.environ.pop("DATABASE_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pam.settings")
     busy = machine_busy_pct()
-    try:
-        import django
-
-        django.setup()
-        from django.core.management import call_command
+    with embedded_pam("pam-bench-agent-memory-"):
         from django.test import Client
 
-        call_command("migrate", verbosity=0)
         from developer_api.keys import api_key_rotate
         from engine_scale import generate_workspace
         from memory.engine.index import index_publish
@@ -88,12 +77,9 @@ def main() -> None:
         writer, reader = Client(SERVER_NAME="127.0.0.1"), Client(SERVER_NAME="127.0.0.1")
 
         def call(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
-            response = client.post("/v1/mcp/memory", data=json.dumps(body), content_type="application/json",
-                                   headers={"Authorization": key})
-            result = response.json()["result"]
+            result = tool_call(client, key, name, arguments)
             assert result["isError"] is False, result
-            return dict(result)
+            return result
 
         remember_s, recall_s, forget_s, found, gone = [], [], [], 0, 0
         references = []
@@ -120,8 +106,6 @@ def main() -> None:
             "found_on_next_call": f"{found}/{args.writes}", "forget_ms": latency(forget_s),
             "gone_on_next_call": f"{gone}/{len(forget_s)}",
         }, indent=1))
-    finally:
-        shutil.rmtree(data, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -18,12 +18,13 @@ bucket `private` only holds what that same credential wrote; nothing crosses wor
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from memory.engine.rank import CONTEXT_CREDIT, QueryTerm, assess
@@ -36,6 +37,7 @@ from memory.models.memory import MAX_TERM_LENGTH
 
 PRIVATE = "private"
 DEFAULT_BUCKET = "public"
+PRIOR_MEMORIES = 100  # memory_idf's smoothing: pseudo-memories that hold none of the query's words
 RELEVANCE_DECIMALS = 2  # relevance is compared, and reported, at this precision
 AREA = "Agent Memory"
 ROOT = "Company Context"
@@ -141,6 +143,28 @@ def _credits(query: list[QueryTerm]) -> list[tuple[str, int, int, float]]:
     return [row for row in rows if len(row[0]) <= MAX_TERM_LENGTH]
 
 
+def memory_idf(workspace: Workspace, query_text: str) -> Callable[[str], float]:
+    """BM25's inverse document frequency of the query's terms over the workspace's agent
+    memories (their content postings), for a workspace with no published index to take it
+    from: a word in every memory (a speaker's name, "project") weighs little, a rare one much.
+    `PRIOR_MEMORIES` pseudo-memories holding none of the words smooth it, so a handful of
+    memories (where every word is "in every memory") keeps near-equal weights."""
+    wanted = list(dict.fromkeys(terms(query_text)))
+    total = AgentMemory.objects.filter(workspace=workspace).count() + PRIOR_MEMORIES
+    frequency = dict(
+        AgentMemoryTerm.objects.filter(workspace=workspace, field=AgentMemoryTerm.Field.CONTENT, term__in=wanted)
+        .values_list("term")
+        .annotate(n=Count("id"))
+        .values_list("term", "n")
+    )
+
+    def idf(term: str) -> float:
+        df = frequency.get(term, 0)
+        return math.log(1 + (total - df + 0.5) / (df + 0.5))
+
+    return idf
+
+
 # One grouped query over the term index: each visible memory's best credit per query term,
 # summed; those at or over the floor, best first, ties to the more important, then the newer.
 _RANKED = """
@@ -170,8 +194,8 @@ def live_search(
 ) -> list[LiveHit]:
     """The best of `rows` (the workspace's memories the caller may see, filtered as the tool
     asks) at or over `min_relevance`, best first; ties go to the more important, then the
-    newer memory."""
-    credits = _credits(query_terms(query_text, idf))
+    newer memory. Term weights: `idf` (the published index's), else `memory_idf`."""
+    credits = _credits(query_terms(query_text, idf or memory_idf(workspace, query_text)))
     if not credits or limit <= 0:
         return []
     visible_sql, visible_params = rows.values("pk").query.sql_with_params()
