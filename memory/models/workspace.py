@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
 from django.contrib.auth.models import PermissionsMixin
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
@@ -57,6 +58,10 @@ class User(AbstractBaseUser, PermissionsMixin):
     workspace = models.ForeignKey(
         Workspace, on_delete=models.CASCADE, null=True, blank=True, related_name="users"
     )
+    # SPEC §2.4: the agent-memory buckets and teams the user sees on /v1/memory, as an agent
+    # key's (empty = all); the bucket `private` holds only what this user wrote there.
+    buckets = models.JSONField(default=list, blank=True)
+    teams = models.JSONField(default=list, blank=True)
     is_active = models.BooleanField(default=True)
     is_staff = models.BooleanField(default=False)
     date_joined = models.DateTimeField(default=timezone.now)
@@ -69,3 +74,15 @@ class User(AbstractBaseUser, PermissionsMixin):
 
     def __str__(self) -> str:
         return self.email
+
+    def clean(self) -> None:
+        """Buckets and teams are lists of names (an agent key's rules, SPEC §2.4)."""
+        from memory.models.memory import BUCKET_PATTERN, MAX_KEY_LABELS  # memory.py imports this module
+
+        problems = {}
+        for name, valid in (("buckets", BUCKET_PATTERN.match), ("teams", lambda t: 0 < len(t) <= 100)):
+            value = getattr(self, name)
+            if not isinstance(value, list) or len(value) > MAX_KEY_LABELS or not all(isinstance(v, str) and valid(v) for v in value):
+                problems[name] = f"a JSON list of at most {MAX_KEY_LABELS} names (empty = all), e.g. [\"public\", \"eng\"]"
+        if problems:
+            raise ValidationError(problems)
