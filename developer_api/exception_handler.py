@@ -1,4 +1,7 @@
-"""One error shape for `/v1/dev/*` and `/v1/auth/*`: {"error_code", "error_message"} (SPEC §3)."""
+"""One error shape for `/v1/dev/*`, `/v1/auth/*` and `/v1/memory`: {"error_code",
+"error_message"} (SPEC §3); on `/v1/memory` invalid arguments are HTTP 422 with the field
+errors of SPEC §2.4 added: {"error_code": "invalid_arguments", "error_message", "errors":
+[{"field", "message"}]}."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
 
-from pam.errors import PamError
+from pam.errors import FieldErrors, PamError
 from pam.ratelimit import RateLimited
 
 STATUS_BY_CODE = {
@@ -25,6 +28,8 @@ STATUS_BY_CODE = {
     "unsupported_media_type": 415,
     "unavailable": 503,
     "payload_too_large": 413,
+    "conflict": 409,
+    "capture_refused": 422,
     "rate_limited": 429,
 }
 
@@ -74,3 +79,31 @@ def pam_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if fallback is not None:
         return error_response("invalid_request", str(getattr(exc, "detail", exc)), fallback.status_code)
     return None
+
+
+def _field_errors(detail: Any, path: str = "") -> list[dict[str, str]]:
+    """DRF's nested error detail as SPEC §2.4's flat [{"field", "message"}]."""
+    if isinstance(detail, dict):
+        found = []
+        for key, value in detail.items():
+            name = "" if key == "non_field_errors" else str(key)
+            found += _field_errors(value, f"{path}.{name}".strip(".") if name else path)
+        return found
+    if isinstance(detail, list):
+        return [error for item in detail for error in _field_errors(item, path)]
+    return [{"field": path, "message": str(detail)}]
+
+
+def invalid_arguments(errors: list[dict[str, str]]) -> Response:
+    exc = FieldErrors(errors)
+    return Response({"error_code": exc.code, "error_message": exc.message, "errors": exc.errors}, status=422)
+
+
+def memory_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """`/v1/memory`: invalid arguments (a serializer's, or a service's `FieldErrors`) → 422 in
+    SPEC §2.4's shape; everything else as on `/v1/dev/*`."""
+    if isinstance(exc, FieldErrors):
+        return invalid_arguments(exc.errors)
+    if isinstance(exc, exceptions.ValidationError):
+        return invalid_arguments(_field_errors(exc.detail))
+    return pam_exception_handler(exc, context)

@@ -1,4 +1,5 @@
-"""The OpenAPI 3.1 document of `/v1/dev/*` and `/v1/auth/*` (SPEC §3), built by drf-spectacular
+"""The OpenAPI 3.1 document of `/v1/dev/*`, `/v1/auth/*` (SPEC §3) and the REST memory API
+`/v1/memory` (SPEC §2.4), built by drf-spectacular
 from the views and their output serializers (`developer_api.serializers`).
 
     GET /v1/dev/openapi.json   the document (public)
@@ -21,7 +22,7 @@ from drf_spectacular.plumbing import build_bearer_security_scheme_object
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 from rest_framework.permissions import AllowAny
 
-API_PREFIXES = ("/v1/dev/", "/v1/auth/")
+API_PREFIXES = ("/v1/dev/", "/v1/auth/", "/v1/memory")
 DOCUMENT_PATHS = ("/v1/dev/openapi.json", "/v1/dev/docs")
 def only_api_paths(endpoints: list[tuple[str, str, str, Any]], **kwargs: Any) -> list[tuple[str, str, str, Any]]:
     """drf-spectacular preprocessing hook: the Developer API and auth routes, not the

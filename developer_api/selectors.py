@@ -17,6 +17,7 @@ import math
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import connection
 from django.db.models import DateTimeField, ExpressionWrapper, F, Q, QuerySet, Value
@@ -60,8 +61,10 @@ class Cursor:
 
 
 @dataclass
-class RequestPage:
-    items: list[RequestLog]
+class Page:
+    """The envelope of SPEC §3's request list, shared by every keyset-paged list."""
+
+    items: list[Any]
     next_cursor: str | None
     page_size: int
     total_count: int
@@ -84,7 +87,7 @@ def _after(cursor: Cursor) -> Q:
 
 def request_page(
     *, workspace: Workspace, limit: int, page: int = 1, cursor: Cursor | None = None, q: str = ""
-) -> RequestPage:
+) -> Page:
     searching = bool(q.split())
     rows = RequestLog.objects.filter(workspace=workspace)
     if searching:
@@ -97,6 +100,14 @@ def request_page(
         # those found by the GIN index instead (an expression the time index cannot serve).
         newest_first = rows.alias(sort_at=ExpressionWrapper(F("created_at") + Value(timedelta(0)), output_field=DateTimeField()))
         newest_first = newest_first.order_by(F("sort_at").desc(), "-id")
+    return keyset_page(newest_first, total=total, limit=limit, page=page, cursor=cursor)
+
+
+def keyset_page(
+    newest_first: QuerySet[Any], *, total: int, limit: int, page: int = 1, cursor: Cursor | None = None
+) -> Page:
+    """One page of rows ordered newest first by (`created_at`, `id`): after `cursor` by keyset
+    when given (`page` ignored), else the `page`-th by offset; `total` counts every row."""
     if cursor is not None:
         before = newest_first.exclude(_after(cursor)).count()
         current_page = before // limit + 1
@@ -107,7 +118,7 @@ def request_page(
         window = list(newest_first[start : start + limit + 1])
     items = window[:limit]
     next_cursor = str(Cursor(items[-1].created_at, items[-1].pk)) if len(window) > limit else None
-    return RequestPage(
+    return Page(
         items=items,
         next_cursor=next_cursor,
         page_size=limit,

@@ -190,7 +190,7 @@ class McpRequestSerializer(serializers.Serializer[Any]):
 
 
 class McpRequestPageSerializer(serializers.Serializer[Any]):
-    """A `developer_api.selectors.RequestPage`."""
+    """A `developer_api.selectors.Page` of request-log rows."""
 
     items = McpRequestSerializer(many=True)
     next_cursor = serializers.CharField(allow_null=True)

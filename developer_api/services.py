@@ -6,7 +6,6 @@ Quotas are `developer_api.quotas`; the usage roll-up each log row feeds is `deve
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,10 +19,7 @@ from developer_api.models import AgentKey, RequestLog, UsageHour
 from developer_api.usage import usage_add
 from memory.models import Workspace
 from pam.events import group_push
-
-
-# Code points no database stores as text (PostgreSQL refuses NUL and lone surrogates).
-UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+from pam.jsonbody import UNSTORABLE
 
 
 # JSON has no NaN or Infinity (Python's parser accepts them); stored as JavaScript spells them.

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from developer_api import apis, apis_mcp, apis_oauth, openapi
+from developer_api import apis, apis_mcp, apis_memory, apis_oauth, openapi
 
 auth_urlpatterns = [
     path("token", apis.AuthTokenApi.as_view(), name="auth-token"),
@@ -28,4 +28,15 @@ dev_urlpatterns = [
     ),
     path("openapi.json", openapi.OpenApiDocumentView.as_view(), name="dev-openapi"),
     path("docs", openapi.OpenApiDocsView.as_view(url_name="dev-openapi"), name="dev-docs"),
+]
+
+# The REST memory API (SPEC §2.4, docs/api/memory.md), JWT-authenticated like /v1/dev; full
+# paths, so that the list is /v1/memory itself.
+memory_urlpatterns = [
+    path("v1/memory", apis_memory.MemoryListApi.as_view(), name="memory-list"),
+    path("v1/memory/export", apis_memory.MemoryExportApi.as_view(), name="memory-export"),
+    path("v1/memory/import", apis_memory.MemoryImportApi.as_view(), name="memory-import"),
+    path("v1/memory/<str:reference>", apis_memory.MemoryDetailApi.as_view(), name="memory-detail"),
+    path("v1/memory/<str:reference>/forget", apis_memory.MemoryForgetApi.as_view(), name="memory-forget"),
+    path("v1/memory/<str:reference>/restore", apis_memory.MemoryRestoreApi.as_view(), name="memory-restore"),
 ]

@@ -40,3 +40,16 @@ class DeadlineExceeded(PamError):
 
     def __init__(self, message: str = MESSAGE) -> None:
         super().__init__("retrieval_timeout", message)
+
+
+class FieldErrors(PamError):
+    """Invalid arguments, field by field (SPEC §2.4): `errors` is `[{"field", "message"}]`;
+    the message names the first. Over MCP an `isError` result, over /v1/memory HTTP 422."""
+
+    CODE = "invalid_arguments"
+
+    def __init__(self, errors: list[dict[str, str]]) -> None:
+        first = errors[0] if errors else {"field": "", "message": "invalid"}
+        where = f"'{first['field']}' " if first["field"] else ""
+        super().__init__(self.CODE, f"Invalid arguments: {where}{first['message']}")
+        self.errors = errors

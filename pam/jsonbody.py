@@ -9,7 +9,11 @@ body nested deeper than ``MAX_JSON_DEPTH`` is refused as malformed, whatever its
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+# Code points no database stores as text (PostgreSQL refuses NUL and lone surrogates).
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 # Far beyond any real request (tool arguments, Developer API bodies), far below the stack.
 MAX_JSON_DEPTH = 64

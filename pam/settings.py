@@ -72,6 +72,8 @@ PAM_PUBLIC_ORIGIN = f"{_public.scheme}://{_public.netloc}"
 PAM_ALLOWED_ORIGINS = [o.rstrip("/") for o in env_list("PAM_ALLOWED_ORIGINS")]
 PAM_MAX_REQUEST_BYTES = int(env("PAM_MAX_REQUEST_BYTES", "1048576"))
 PAM_MAX_UPLOAD_BYTES = int(env("PAM_MAX_UPLOAD_BYTES", "52428800"))
+# POST /v1/memory/import: the largest JSONL file (body or multipart `file`) accepted; 413 above.
+PAM_MEMORY_IMPORT_MAX_BYTES = int(env("PAM_MEMORY_IMPORT_MAX_BYTES", "10485760"))
 # HTTP requests one ASGI process (`make run`) serves at once, hence its most database
 # connections; more wait their turn (pam/concurrency.py).
 PAM_MAX_CONCURRENT_REQUESTS = int(env("PAM_MAX_CONCURRENT_REQUESTS", "16"))
@@ -285,12 +287,12 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "developer_api.schema.PamAutoSchema",
 }
 
-# The OpenAPI 3.1 document of /v1/dev/* and /v1/auth/* (developer_api/openapi.py), served at
+# The OpenAPI 3.1 document of /v1/dev/*, /v1/auth/* and /v1/memory (developer_api/openapi.py), served at
 # /v1/dev/openapi.json with its browsable page at /v1/dev/docs; Swagger UI's files come from
 # drf-spectacular-sidecar through WhiteNoise, never a CDN.
 SPECTACULAR_SETTINGS = {
     "TITLE": "PAM Developer API",
-    "DESCRIPTION": "Manage a PAM workspace: readiness, MCP config, keys, usage, request log, sources, OAuth connections.",
+    "DESCRIPTION": "Manage a PAM workspace: readiness, MCP config, keys, usage, request log, sources, OAuth connections, agent memories (/v1/memory).",
     "VERSION": "1.0.0",
     "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
@@ -300,7 +302,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "PREPROCESSING_HOOKS": ["developer_api.openapi.only_api_paths"],
     "SERVERS": [{"url": PAM_PUBLIC_BASE_URL}],
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {"MemoryStatusEnum": "developer_api.memory_serializers.STATUSES"},
 }
 
 SIMPLE_JWT = {

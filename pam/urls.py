@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import include, path
 
-from developer_api.urls import auth_urlpatterns, dev_urlpatterns
+from developer_api.urls import auth_urlpatterns, dev_urlpatterns, memory_urlpatterns
 from memory.mcp.transport import mcp_endpoint
 from oauth.urls import oauth2_provider_urlpatterns
 from oauth.urls import urlpatterns as oauth_urlpatterns
@@ -13,6 +13,7 @@ urlpatterns = [
     path("v1/mcp/memory", mcp_endpoint, name="mcp-memory"),
     path("v1/auth/", include(auth_urlpatterns)),
     path("v1/dev/", include(dev_urlpatterns)),
+    *memory_urlpatterns,
     path("admin/", admin.site.urls),
     path("", include((oauth2_provider_urlpatterns, "oauth2_provider"))),
     *oauth_urlpatterns,

@@ -1,4 +1,4 @@
-"""Every Developer API answer the test suite produces is checked against the OpenAPI document
+"""Every Developer API and REST memory API answer the test suite produces is checked against the OpenAPI document
 (`/v1/dev/openapi.json`, SPEC §3): its path, method and status must be declared, and its JSON
 body must validate against the declared schema. Installed for every test by tests/conftest.py
 as a middleware of the test client; a mismatch fails the test that produced it."""
@@ -13,7 +13,7 @@ from typing import Any, Callable
 from django.http import HttpRequest, HttpResponseBase
 from jsonschema import Draft202012Validator
 
-CHECKED_PREFIXES = ("/v1/dev/", "/v1/auth/")
+CHECKED_PREFIXES = ("/v1/dev/", "/v1/auth/", "/v1/memory")
 UNCHECKED = ("/v1/dev/openapi.json", "/v1/dev/docs")
 
 mismatches: list[str] = []
@@ -29,7 +29,8 @@ def document() -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def _routes() -> list[tuple[re.Pattern[str], dict[str, Any]]]:
     routes = []
-    for template, operations in document()["paths"].items():
+    # Literal paths first: "/v1/memory/export" is not "/v1/memory/{reference}".
+    for template, operations in sorted(document()["paths"].items(), key=lambda item: item[0].count("{")):
         pattern = re.sub(r"\{[^}]+\}", "[^/]+", template)  # the paths hold no other regex syntax
         routes.append((re.compile(f"^{pattern}$"), operations))
     return routes

@@ -63,18 +63,25 @@ class Viewer:
         return not team or not self.teams or team in self.teams
 
 
-def visible(workspace: Workspace, viewer: Viewer, *, now: datetime | None = None) -> QuerySet[AgentMemory]:
-    """The live (not forgotten, not expired) agent memories `viewer` may read."""
-    now = now or timezone.now()
-    rows = AgentMemory.objects.filter(workspace=workspace, deleted_at__isnull=True).filter(
-        Q(expires_at__isnull=True) | Q(expires_at__gt=now)
-    )
+def readable(workspace: Workspace, viewer: Viewer) -> QuerySet[AgentMemory]:
+    """Every agent memory of the workspace `viewer` may read, forgotten and expired ones
+    included (the REST memory API lists those on request)."""
     own_private = Q(bucket=PRIVATE, credential=viewer.label)
     shared = Q(bucket__in=sorted(viewer.buckets - {PRIVATE})) if viewer.buckets else ~Q(bucket=PRIVATE)
-    rows = rows.filter(own_private | shared)
+    rows = AgentMemory.objects.filter(workspace=workspace).filter(own_private | shared)
     if viewer.teams:
         rows = rows.filter(Q(team="") | Q(team__in=sorted(viewer.teams)))
     return rows
+
+
+def live(rows: QuerySet[AgentMemory], now: datetime) -> QuerySet[AgentMemory]:
+    """The rows neither forgotten nor expired at `now`."""
+    return rows.filter(deleted_at__isnull=True).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+
+
+def visible(workspace: Workspace, viewer: Viewer, *, now: datetime | None = None) -> QuerySet[AgentMemory]:
+    """The live (not forgotten, not expired) agent memories `viewer` may read."""
+    return live(readable(workspace, viewer), now or timezone.now())
 
 
 @dataclass

@@ -13,7 +13,8 @@ from developer_api.models import SCOPE_WRITE
 from memory.agent_memory.services import memory_forget
 from memory.engine.tokens import count_tokens
 from memory.mcp.tools import Tool, ToolCall, ToolOutput, register
-from memory.mcp.xmemo import path_check, text_check, viewer_of, writer_of
+from memory.agent_memory.drafts import path_check, text_check
+from memory.mcp.xmemo import viewer_of, writer_of
 
 MAX_REASON_CHARS = 1000
 

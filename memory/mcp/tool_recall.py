@@ -13,15 +13,8 @@ from developer_api.models import SCOPE_READ
 from memory.agent_memory.selectors import memory_recall
 from memory.engine.tokens import count_tokens
 from memory.mcp.tools import Tool, ToolCall, ToolOutput, register
-from memory.mcp.xmemo import (
-    MAX_QUERY_CHARS,
-    bucket_check,
-    range_check,
-    ranked_structured,
-    ranked_text,
-    text_check,
-    viewer_of,
-)
+from memory.agent_memory.drafts import bucket_check, text_check
+from memory.mcp.xmemo import MAX_QUERY_CHARS, range_check, ranked_structured, ranked_text, viewer_of
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 50

@@ -27,7 +27,8 @@ from developer_api.models import SCOPE_READ
 from memory.agent_memory.selectors import RECALL_FLOOR, Pack, context_pack
 from memory.engine.tokens import ENCODING, count_tokens
 from memory.mcp.tools import Tool, ToolCall, ToolOutput, register
-from memory.mcp.xmemo import MAX_QUERY_CHARS, NO_MATCH, bucket_check, range_check, text_check, viewer_of
+from memory.agent_memory.drafts import bucket_check, text_check
+from memory.mcp.xmemo import MAX_QUERY_CHARS, NO_MATCH, range_check, viewer_of
 
 PACK_VERSION = "1"
 DEFAULT_MAX_ITEMS = 8

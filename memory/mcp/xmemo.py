@@ -1,25 +1,20 @@
 """What the five XMemo tools share (SPEC §2.4; seeds xmemo-recall.fr.md,
-xmemo-recall_context.pt.md): argument checks with messages naming the field and its range,
-the caller as a `Viewer` and `Writer`, and the ranked-text layout of `recall` and
-`search_memory`. Each tool is still its own module (`tool_<name>.py`).
+xmemo-recall_context.pt.md): range checks, the caller as a `Viewer` and `Writer`, and the
+ranked-text layout of `recall` and `search_memory` (the memory fields' checks are
+`memory.agent_memory.drafts`, shared with /v1/memory). Each tool is still its own module
+(`tool_<name>.py`).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from developer_api import services as api_services
 from memory.agent_memory.selectors import Item
 from memory.agent_memory.services import Writer
 from memory.engine.live import Viewer
 from memory.mcp.tools import ToolCall
-from memory.models import BUCKET_PATTERN
 
 MAX_QUERY_CHARS = 8000
-MAX_LABEL_CHARS = 100  # project, team
-MAX_PATH_CHARS = 700
-MEMORY_TYPE_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 NO_MATCH = "No matching XMemo memory was found."
 
 
@@ -32,46 +27,13 @@ def writer_of(call: ToolCall) -> Writer:
     return Writer(label=call.credential.label, kind=call.credential.kind, request_id=call.request_id)
 
 
-# --- Argument checks (each raises ValueError with the message after the field's name) ----------
-
-
-def text_check(value: str, *, max_chars: int, empty_ok: bool = False) -> str:
-    if not empty_ok and not value.strip():
-        raise ValueError("must be a non-empty string")
-    if len(value) > max_chars:
-        raise ValueError(f"must be at most {max_chars} characters (got {len(value)})")
-    if api_services.UNSTORABLE.search(value) is not None:
-        raise ValueError("must be valid Unicode text without NUL or unpaired surrogates")
-    return value
+# --- Argument checks (each raises ValueError with the message after the field's name; the
+# memory fields' checks are memory.agent_memory.drafts', shared with /v1/memory) --------------
 
 
 def range_check(value: int, low: int, high: int) -> int:
     if not low <= value <= high:
         raise ValueError(f"must be between {low} and {high} (got {value})")
-    return value
-
-
-def bucket_check(value: str) -> str:
-    if not BUCKET_PATTERN.match(value):
-        raise ValueError("must be 1 to 64 lower-case letters, digits, '_' or '-', starting with a letter or digit")
-    return value
-
-
-def label_check(value: str) -> str:
-    return text_check(value, max_chars=MAX_LABEL_CHARS).strip()
-
-
-def path_check(value: str) -> str:
-    """A memory path such as "projects/pam/decisions": one line, no surrounding spaces."""
-    value = text_check(value, max_chars=MAX_PATH_CHARS).strip()
-    if any(c in value for c in "\r\n\t"):
-        raise ValueError("must be one line (no tabs or line breaks)")
-    return value
-
-
-def memory_type_check(value: str) -> str:
-    if not MEMORY_TYPE_PATTERN.match(value):
-        raise ValueError("must be 1 to 40 lower-case letters, digits, '_' or '-', starting with a letter")
     return value
 
 

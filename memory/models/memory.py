@@ -290,6 +290,8 @@ class AgentMemoryAudit(models.Model):
         UPDATED = "updated"
         MERGED = "merged"
         FORGOTTEN = "forgotten"
+        RESTORED = "restored"
+        IMPORTED = "imported"
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
     memory = models.ForeignKey(AgentMemory, on_delete=models.CASCADE, related_name="audit")
@@ -301,6 +303,33 @@ class AgentMemoryAudit(models.Model):
 
     class Meta:
         ordering = ["id"]
+
+
+class AgentMemoryVersion(models.Model):
+    """The history of an agent memory: one row per change (a PATCH of /v1/memory, a
+    `remember` upsert or merge, an import), holding the values the change replaced. The live
+    row always holds the current values, so the live layer never reads this table."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    memory = models.ForeignKey(AgentMemory, on_delete=models.CASCADE, related_name="versions")
+    version = models.PositiveIntegerField()  # 1 for the first values the memory held
+    path = models.CharField(max_length=700)
+    content = models.TextField()
+    metadata = models.JSONField(default=dict, blank=True)
+    confidence = models.FloatField(null=True, blank=True)
+    importance = models.FloatField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    memory_type = models.CharField(max_length=40, default="note")
+    valid_from = models.DateTimeField()  # when these values were written (the memory's updated_at then)
+    replaced_at = models.DateTimeField(default=timezone.now)
+    replaced_by = models.CharField(max_length=100, blank=True, default="")  # the credential that changed it
+    action = models.CharField(max_length=16, choices=AgentMemoryAudit.Action.choices)
+
+    class Meta:
+        ordering = ["memory", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "version"], name="agent_memory_version_unique")
+        ]
 
 
 class IndexVersion(models.Model):

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern
 
-from developer_api.urls import auth_urlpatterns, dev_urlpatterns
+from developer_api.urls import auth_urlpatterns, dev_urlpatterns, memory_urlpatterns
 from tests import openapi_check
 
 
@@ -30,6 +30,7 @@ def test_every_route_of_the_developer_api_is_documented(client: Client) -> None:
         return prefix + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(pattern.pattern))
 
     expected = {template("/v1/dev/", p) for p in dev_urlpatterns} | {template("/v1/auth/", p) for p in auth_urlpatterns}
+    expected |= {template("/", p) for p in memory_urlpatterns}
     expected -= {"/v1/dev/openapi.json", "/v1/dev/docs"}
     assert expected == set(paths)
 

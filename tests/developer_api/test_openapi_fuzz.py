@@ -8,6 +8,7 @@ workspace. Derandomized, so a CI failure reproduces; capped at PAM_FUZZ_API_EXAM
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from typing import Any
@@ -33,6 +34,13 @@ from tests.developer_api.test_mcp_requests import log
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 EXAMPLES = int(os.environ.get("PAM_FUZZ_API_EXAMPLES", "12"))
+
+@schemathesis.serializer("application/x-ndjson")
+def _ndjson(ctx: Any, value: Any) -> bytes:
+    """POST /v1/memory/import's JSON Lines body: a generated string as is, anything else as
+    one JSON line."""
+    return value.encode("utf-8", "surrogatepass") if isinstance(value, str) else (json.dumps(value) + "\n").encode()
+
 
 # Loaded once at collection from the application itself (the document needs no database).
 schema = schemathesis.openapi.from_wsgi("/v1/dev/openapi.json", WSGIHandler())

@@ -1,7 +1,7 @@
 """Tenants never see each other (SPEC §1), as a matrix generated from the URL conf and the
 MCP tool registry: a new route or tool is covered without a new test.
 
-* Every Developer API route that takes an id in its path, for every method its view answers,
+* Every Developer API and REST memory API (/v1/memory) route that takes an id in its path, for every method its view answers,
   called with workspace A's JWT and workspace B's id → 404 `not_found`, and B's data is
   unchanged. A route whose id kind has no factory below fails the suite until one is added.
 * Every Developer API GET route without an id, called by A, shows nothing of B's.
@@ -23,7 +23,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from developer_api.keys import api_key_rotate
 from memory.mcp.tools import tools_for
-from memory.models import Document, PipelineRun, Source, Workspace
+from memory.models import AgentMemory, Document, PipelineRun, Source, Workspace
 from memory.pipelines.sync import source_sync
 from tests.conftest import run_create
 from tests.developer_api.conftest import access_token
@@ -58,7 +58,7 @@ def developer_api_routes() -> list[Route]:
     routes = []
     for raw, pattern in _walk(get_resolver().url_patterns):
         view_class = getattr(pattern.callback, "view_class", None)
-        if not raw.startswith("v1/dev/") or view_class is None:
+        if not raw.startswith(("v1/dev/", "v1/memory")) or view_class is None:
             continue
         params = list(pattern.pattern.converters)
         template = "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", raw)
@@ -80,6 +80,7 @@ class Tenant:
     bearer: dict[str, str]
     session_id: str
     request_id: str
+    memory: str  # the reference of an agent memory (a forgotten one: restore finds it)
 
 
 def _connection_id(b: Tenant) -> int:
@@ -106,6 +107,7 @@ def _connection_id(b: Tenant) -> int:
 # One factory per kind of id a route takes: B's object of that kind.
 ID_FACTORIES: dict[str, Callable[[Tenant], Any]] = {
     "source_id": lambda b: b.source.pk,
+    "reference": lambda b: b.memory,
     "request_id": lambda b: b.request_id,
     "connection_id": _connection_id,
 }
@@ -136,13 +138,18 @@ def tenants(make_workspace: Callable[..., Workspace], tmp_path: Path, corpus_dir
         call = mcp(client, key, "tools/call", {"name": "retrieve_memory", "arguments": {"prompt": f"Who leads the {slug} work?", "session_id": f"{slug}-session"}})
         request_id = call.json()["result"]["structuredContent"]["diagnostics"]["request_id"]
         bearer = {"Authorization": f"Bearer {access_token(client, f'admin@{slug}.example')}"}
-        made.append(Tenant(workspace, key, source, bearer, session, request_id))
+        note = f"{MARKER} Quillfeather keeps the programme notes." if files else "The team keeps its notes in the wiki."
+        remembered = {"path": "team/notes", "content": note}
+        memory = mcp(client, key, "tools/call", {"name": "remember", "arguments": remembered}).json()["result"]["structuredContent"]["reference"]
+        made.append(Tenant(workspace, key, source, bearer, session, request_id, memory))
     return made[0], made[1]
 
 
 def b_state(b: Tenant) -> tuple[Any, ...]:
     source = Source.objects.filter(pk=b.source.pk).values_list("name", "status", "location").first()
-    return (source, Document.objects.filter(source_id=b.source.pk).count(), PipelineRun.objects.filter(source_id=b.source.pk).count())
+    memories = list(AgentMemory.objects.filter(workspace=b.workspace).values_list("reference", "content", "deleted_at", "updated_at"))
+    runs = PipelineRun.objects.filter(source_id=b.source.pk).count()
+    return (source, Document.objects.filter(source_id=b.source.pk).count(), runs, memories)
 
 
 def test_the_matrix_covers_the_id_routes() -> None:
@@ -177,8 +184,8 @@ def test_a_list_shows_nothing_of_another_workspace(tenants: tuple[Tenant, Tenant
     response = Client(raise_request_exception=False).get(route.template, headers=a.bearer)
 
     assert response.status_code == 200, response.content[:300]
-    text = response.content.decode()
-    for secret in (MARKER, "bravo documents", b.request_id, b.key[:17], b.session_id):
+    text = (b"".join(response.streaming_content) if response.streaming else response.content).decode()  # type: ignore[attr-defined]
+    for secret in (MARKER, "bravo documents", b.request_id, b.key[:17], b.session_id, b.memory):
         assert secret not in text, (route.template, secret)
 
 
