@@ -233,48 +233,42 @@ class RestoreInput(serializers.Serializer[Any]):
     reason = serializers.CharField(max_length=MAX_REASON_CHARS, required=False, default="", allow_blank=True)
 
 
-class MemoryForgetApi(MemoryApi):
+class _MemoryStateApi(MemoryApi):
+    """POST {"reason"}: change whether the memory answers (`service`), with an audit row."""
+
+    reason_input: type[serializers.Serializer[Any]]
+    service: Callable[..., AgentMemory]
+
+    def post(self, request: Request, reference: str) -> Response:
+        memory_get(**self.caller(request), reference=reference)  # 404 before 422
+        data = self.reason_input(data=request.data)
+        data.is_valid(raise_exception=True)
+        memory = type(self).service(
+            **self.caller(request), writer=writer_of(request), reference=reference, reason=data.validated_data["reason"]
+        )
+        return Response(_detail(memory))
+
+
+@extend_schema(
+    methods=["POST"], operation_id="memory_forget", parameters=[PATH_REFERENCE], request=ForgetInput,
+    responses={200: MemoryDetailSerializer, **CONFLICT, **INVALID},
+)
+class MemoryForgetApi(_MemoryStateApi):
     """POST {"reason"}: the memory leaves every answer at once; an audit row keeps why."""
 
-    @extend_schema(
-        operation_id="memory_forget",
-        parameters=[PATH_REFERENCE],
-        request=ForgetInput,
-        responses={200: MemoryDetailSerializer, **CONFLICT, **INVALID},
-    )
-    def post(self, request: Request, reference: str) -> Response:
-        memory_get(**self.caller(request), reference=reference)  # 404 before 422
-        data = ForgetInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        memory = memory_forget_one(
-            **self.caller(request),
-            writer=writer_of(request),
-            reference=reference,
-            reason=data.validated_data["reason"],
-        )
-        return Response(_detail(memory))
+    reason_input = ForgetInput
+    service = memory_forget_one
 
 
-class MemoryRestoreApi(MemoryApi):
+@extend_schema(
+    methods=["POST"], operation_id="memory_restore", parameters=[PATH_REFERENCE], request=RestoreInput,
+    responses={200: MemoryDetailSerializer, **CONFLICT, **INVALID},
+)
+class MemoryRestoreApi(_MemoryStateApi):
     """POST {"reason"?}: a forgotten memory answers again at once; an audit row keeps who."""
 
-    @extend_schema(
-        operation_id="memory_restore",
-        parameters=[PATH_REFERENCE],
-        request=RestoreInput,
-        responses={200: MemoryDetailSerializer, **CONFLICT, **INVALID},
-    )
-    def post(self, request: Request, reference: str) -> Response:
-        memory_get(**self.caller(request), reference=reference)  # 404 before 422
-        data = RestoreInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        memory = memory_restore(
-            **self.caller(request),
-            writer=writer_of(request),
-            reference=reference,
-            reason=data.validated_data["reason"],
-        )
-        return Response(_detail(memory))
+    reason_input = RestoreInput
+    service = memory_restore
 
 
 class MemoryExportApi(MemoryApi):
