@@ -239,7 +239,7 @@ class _MemoryStateApi(MemoryApi):
     reason_input: type[serializers.Serializer[Any]]
     service: Callable[..., AgentMemory]
 
-    def post(self, request: Request, reference: str) -> Response:
+    def change(self, request: Request, reference: str) -> Response:
         memory_get(**self.caller(request), reference=reference)  # 404 before 422
         data = self.reason_input(data=request.data)
         data.is_valid(raise_exception=True)
@@ -249,26 +249,32 @@ class _MemoryStateApi(MemoryApi):
         return Response(_detail(memory))
 
 
-@extend_schema(
-    methods=["POST"], operation_id="memory_forget", parameters=[PATH_REFERENCE], request=ForgetInput,
-    responses={200: MemoryDetailSerializer, **CONFLICT, **INVALID},
-)
 class MemoryForgetApi(_MemoryStateApi):
     """POST {"reason"}: the memory leaves every answer at once; an audit row keeps why."""
 
     reason_input = ForgetInput
     service = memory_forget_one
 
+    @extend_schema(
+        operation_id="memory_forget", parameters=[PATH_REFERENCE], request=ForgetInput,
+        responses={200: MemoryDetailSerializer, **CONFLICT, **INVALID},
+    )
+    def post(self, request: Request, reference: str) -> Response:
+        return self.change(request, reference)
 
-@extend_schema(
-    methods=["POST"], operation_id="memory_restore", parameters=[PATH_REFERENCE], request=RestoreInput,
-    responses={200: MemoryDetailSerializer, **CONFLICT, **INVALID},
-)
+
 class MemoryRestoreApi(_MemoryStateApi):
     """POST {"reason"?}: a forgotten memory answers again at once; an audit row keeps who."""
 
     reason_input = RestoreInput
     service = memory_restore
+
+    @extend_schema(
+        operation_id="memory_restore", parameters=[PATH_REFERENCE], request=RestoreInput,
+        responses={200: MemoryDetailSerializer, **CONFLICT, **INVALID},
+    )
+    def post(self, request: Request, reference: str) -> Response:
+        return self.change(request, reference)
 
 
 class MemoryExportApi(MemoryApi):
