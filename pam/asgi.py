@@ -17,10 +17,12 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from django.conf import settings  # noqa: E402
 
-from memory.routing import websocket_urlpatterns  # noqa: E402
+from developer_api.routing import websocket_urlpatterns as request_feeds  # noqa: E402
+from memory.routing import websocket_urlpatterns as pipeline_feeds  # noqa: E402
 from pam.concurrency import BoundedHttp  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -28,6 +30,8 @@ application = ProtocolTypeRouter(
         # At most PAM_MAX_CONCURRENT_REQUESTS requests at once, so at most that many database
         # connections (each sync view runs in a thread with its own): the rest wait.
         "http": BoundedHttp(django_asgi_app, settings.PAM_MAX_CONCURRENT_REQUESTS),
-        "websocket": AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
+        # The dashboard's live feeds, signed in by the admin session; a page of another origin
+        # (cross-site websocket hijacking) is refused by its Origin header.
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(pipeline_feeds + request_feeds))),
     }
 )

@@ -109,7 +109,7 @@ REDIS_URL = env("REDIS_URL")
 CELERY_BROKER_URL = env("CELERY_BROKER_URL")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "pam.apps.PamAdminConfig",  # django.contrib.admin with the dashboard site (pam/admin.py)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

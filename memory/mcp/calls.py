@@ -104,13 +104,14 @@ def _run(tool: Tool, call: ToolCall, arguments: Any) -> ToolOutput:
     """The tool's answer, or the PamError that refuses it (SPEC §2.3's order of checks)."""
     workspace = call.workspace
     reservation: Reservation | None = None
+    counted = tool.counts_against_quota and call.credential.counts_quota
     try:
         if not workspace.entitled:
             raise EntitlementRequired()
-        if tool.counts_against_quota:
+        if counted:
             quota_attempt(workspace=workspace)  # every authenticated attempt: never released
         args = arguments_parse(tool, arguments)
-        if tool.counts_against_quota:
+        if counted:
             reservation = quota_reserve(workspace=workspace)  # atomic: k left → k pass
         output = tool.handler(call, args)
         if time.monotonic() > call.deadline:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from developer_api.keys import KEY_PREFIX, api_key_authenticate
-from developer_api.models import AgentKey
+from developer_api.models import SCOPE_READ, AgentKey
 from memory.models import Workspace
 from oauth.connections import access_token_authenticate
 
@@ -25,6 +25,26 @@ class Credential:
     # empty = all.
     buckets: frozenset[str] = frozenset()
     teams: frozenset[str] = frozenset()
+    # SPEC §3.2 counts agents' retrieve_memory calls; the dashboard's "try a prompt" does not.
+    counts_quota: bool = True
+
+
+DASHBOARD_LABEL = "dashboard:{id}"
+
+
+def dashboard_credential(*, workspace: Workspace, user_id: int, buckets: frozenset[str], teams: frozenset[str]) -> Credential:
+    """The signed-in admin trying a prompt from the dashboard (issue 15): logged with the
+    credential `dashboard:<user id>` like any call, never counted against the quota and never
+    verifying an agent key (it has none). It sees what that user sees."""
+    return Credential(
+        workspace=workspace,
+        kind="dashboard",
+        label=DASHBOARD_LABEL.format(id=user_id),
+        scopes=frozenset({SCOPE_READ}),
+        buckets=buckets,
+        teams=teams,
+        counts_quota=False,
+    )
 
 
 def credential_from_header(header: str) -> Credential | None:

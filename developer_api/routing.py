@@ -1,0 +1,5 @@
+from django.urls import path
+
+from developer_api.consumers import RequestLogConsumer
+
+websocket_urlpatterns = [path("ws/requests/", RequestLogConsumer.as_asgi())]

@@ -1,0 +1,17 @@
+"""The Usage page of the dashboard (SPEC §6, issue 15)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.urls import path
+
+from pam.dashboard.pages import render_page
+from pam.dashboard.scope import dashboard_workspace
+
+
+def usage_page(request: HttpRequest) -> HttpResponse:
+    workspace = dashboard_workspace(request)
+    return render_page(request, "pam/dashboard/usage.html", title="Usage", nav="admin:pam-usage", workspace=workspace)
+
+
+urlpatterns = [path("usage/", usage_page, name="pam-usage")]

@@ -1,0 +1,141 @@
+"""A real browser (Debian's chromium + chromium-driver, installed by .ci/run) against a real
+PAM: one uvicorn process on pam.asgi, as `make run` serves it (HTTP and websockets).
+
+The server gets its own data directory and database (a fresh SQLite file in the embedded run,
+a throwaway PostgreSQL database and REDIS_URL's channel layer in the service run) and starts
+with one empty workspace and its admin: the state a new user is in after create_workspace.
+The tests skip, saying why, when no chromium or chromedriver is installed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from tests.e2e.conftest import LiveServer, _free_port, wait_for_port
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("PAM_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("PAM_CHROMEDRIVER", "/usr/bin/chromedriver")
+ADMIN_EMAIL = "admin@new.example"
+ADMIN_PASSWORD = "a long admin password 42"
+OTHER_EMAIL = "admin@other.example"
+OTHER_PASSWORD = "another long password 42"
+WAIT_S = 20
+
+
+def _browser_missing() -> str | None:
+    for binary in (CHROMIUM, CHROMEDRIVER):
+        if not (Path(binary).exists() or shutil.which(binary)):
+            return f"{binary} is not installed (Debian packages chromium and chromium-driver; .ci/run installs them)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def dashboard_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    if reason := _browser_missing():
+        pytest.skip(reason)
+    data_dir = tmp_path_factory.mktemp("browser-data")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env["PAM_DATA_DIR"] = str(data_dir)
+    env["PAM_IMPORT_ROOTS"] = str(data_dir / "imports")
+    (data_dir / "imports").mkdir()
+    port = _free_port()
+    env["PAM_PUBLIC_BASE_URL"] = f"http://127.0.0.1:{port}"
+    env["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
+    database_url = os.environ.get("DATABASE_URL", "")
+    dropped: str | None = None
+    if database_url.startswith(("postgres://", "postgresql://")):
+        import psycopg
+
+        name = f"pam_browser_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(database_url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        env["DATABASE_URL"] = urlunsplit(urlsplit(database_url)._replace(path=f"/{name}"))
+        dropped = name
+    else:
+        env.pop("DATABASE_URL", None)
+    server = LiveServer(url=f"http://127.0.0.1:{port}", env=env)
+    server.manage("migrate", "--noinput", "-v", "0")
+    server.manage("create_workspace", "new-co", "--name", "New Co", "--admin-email", ADMIN_EMAIL, "--admin-password", ADMIN_PASSWORD)
+    server.manage("create_workspace", "other-co", "--name", "Other Co", "--admin-email", OTHER_EMAIL, "--admin-password", OTHER_PASSWORD)
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "uvicorn", "pam.asgi:application", "--host", "127.0.0.1", "--port", str(port),
+            "--lifespan", "off", "--no-server-header", "--log-level", "warning",
+        ],
+        cwd=REPO,
+        env=env,
+    )
+    try:
+        wait_for_port(port, process)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        if dropped:
+            import psycopg
+
+            with psycopg.connect(database_url, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{dropped}" WITH (FORCE)')
+
+
+@pytest.fixture
+def browser(dashboard_server: LiveServer, tmp_path: Path) -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000", "--disable-gpu"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.implicitly_wait(0)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def sign_in(driver: Any, server: LiveServer, email: str = ADMIN_EMAIL, password: str = ADMIN_PASSWORD) -> None:
+    """The admin's own sign-in page, as a person fills it in."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{server.url}/admin/login/")
+    driver.find_element(By.NAME, "username").send_keys(email)
+    driver.find_element(By.NAME, "password").send_keys(password)
+    driver.find_element(By.CSS_SELECTOR, "input[type=submit], button[type=submit]").click()
+    wait_for(driver, lambda d: "/admin/login/" not in d.current_url)
+
+
+def wait_for(driver: Any, condition: Any, timeout: float = WAIT_S) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(condition)
+
+
+def csp_violations(driver: Any) -> list[str]:
+    """Console messages of Content-Security-Policy refusals (an inline script or style)."""
+    return [entry["message"] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
+
+
+def screenshot(driver: Any, name: str) -> Path:
+    """Saved under PAM_SCREENSHOT_DIR (or the data directory) for a person to look at."""
+    folder = Path(os.environ.get("PAM_SCREENSHOT_DIR", REPO / "var" / "screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    driver.save_screenshot(str(path))
+    return path
