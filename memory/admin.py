@@ -115,6 +115,8 @@ class WorkspaceScoped:
     permission to grant. Read-only: agent memory changes through `remember`, `forget` and
     /v1/memory, which keep history and audit rows."""
 
+    workspace_scoped = True  # pam.admin: not made operator-only
+
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         rows = super().get_queryset(request)  # type: ignore[misc]
         user: Any = request.user

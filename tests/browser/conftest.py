@@ -4,7 +4,8 @@ PAM: one uvicorn process on pam.asgi, as `make run` serves it (HTTP and websocke
 The server gets its own data directory and database (a fresh SQLite file in the embedded run,
 a throwaway PostgreSQL database and REDIS_URL's channel layer in the service run) and starts
 with one empty workspace and its admin: the state a new user is in after create_workspace.
-The tests skip, saying why, when no chromium or chromedriver is installed.
+The tests skip, saying why, when no chromium or chromedriver is installed (and fail instead
+when PAM_REQUIRE_BROWSER is set, as .ci/run sets it).
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ def _browser_missing() -> str | None:
 @pytest.fixture(scope="session")
 def dashboard_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     if reason := _browser_missing():
+        if os.environ.get("PAM_REQUIRE_BROWSER"):  # .ci/run installs the browser: never skip there
+            pytest.fail(reason)
         pytest.skip(reason)
     data_dir = tmp_path_factory.mktemp("browser-data")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
