@@ -33,7 +33,7 @@ WEEKDAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")  # SPEC §3: 0 = Su
 HOURS = 24
 
 # The bar chart's geometry (viewBox units; the SVG scales to its container).
-BARS_WIDTH, BARS_HEIGHT = 720, 220
+BARS_WIDTH, BARS_HEIGHT = 900, 200
 BARS_LEFT, BARS_BOTTOM, BARS_TOP = 40, 24, 10
 BAR_GAP = 0.2  # the share of each day's slot left empty between bars
 # The heatmap's geometry.

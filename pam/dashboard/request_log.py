@@ -47,7 +47,7 @@ class RequestFilters(forms.Form):
     cursor = forms.CharField(required=False, max_length=100, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, label_suffix="", **kwargs)
         names = sorted(tool.name for tool in tools_for(frozenset({SCOPE_READ, SCOPE_WRITE})))
         tool_field = self.fields["tool"]
         assert isinstance(tool_field, forms.ChoiceField)
@@ -100,7 +100,7 @@ def request_log_page(*, workspace: Any, filters: dict[str, Any], limit: int = PA
         rows = rows.filter(credential=filters["credential"])
     if filters.get("from"):
         rows = rows.filter(created_at__gte=_midnight(filters["from"]))
-    if filters.get("to"):
+    if filters.get("to") and filters["to"] < date.max:  # 9999-12-31 has no next day: no bound
         rows = rows.filter(created_at__lt=_midnight(filters["to"] + timedelta(days=1)))
     if filters.get("cursor"):
         rows = rows.filter(_after(filters["cursor"]))

@@ -125,6 +125,7 @@ def test_an_operator_chooses_the_workspace(workspace: Workspace, make_workspace:
         ({"from": "2026-05-29"}, [3, 2]),
         ({"to": "2026-05-28"}, [1, 0]),
         ({"from": "2026-05-28", "to": "2026-05-29", "outcome": "success"}, [1, 0]),
+        ({"from": "0001-01-01", "to": "9999-12-31"}, [3, 2, 1, 0]),
     ],
 )
 def test_each_filter_narrows_the_list(admin: Client, workspace: Workspace, query: dict[str, str], expected: list[int]) -> None:
@@ -149,6 +150,7 @@ def test_each_filter_narrows_the_list(admin: Client, workspace: Workspace, query
         ({"from": "2026-05-30", "to": "2026-05-01"}, "The end date is before the start date"),
         ({"cursor": "garbage"}, "This page link is broken"),
         ({"q": "x" * 201}, "at most 200 characters"),
+        ({"q": "nul\x00byte"}, "Null characters are not allowed"),
     ],
 )
 def test_a_bad_filter_is_a_clear_message_not_a_500(admin: Client, workspace: Workspace, query: dict[str, str], message: str) -> None:
