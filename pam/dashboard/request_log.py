@@ -47,7 +47,8 @@ class RequestFilters(forms.Form):
     cursor = forms.CharField(required=False, max_length=100, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, label_suffix="", **kwargs)
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
         names = sorted(tool.name for tool in tools_for(frozenset({SCOPE_READ, SCOPE_WRITE})))
         tool_field = self.fields["tool"]
         assert isinstance(tool_field, forms.ChoiceField)

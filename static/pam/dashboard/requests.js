@@ -14,7 +14,7 @@
     if (rows.querySelector('[data-request-id="' + requestId + '"]')) return;
     var url = rows.getAttribute("data-row-base") + encodeURIComponent(requestId) + "/row/";
     fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } })
-      .then(function (response) { return response.ok ? response.text() : ""; })
+      .then(function (response) { return response.ok && !response.redirected ? response.text() : ""; }) /* signed out: a login page */
       .then(function (html) {
         if (!html || rows.querySelector('[data-request-id="' + requestId + '"]')) return;
         var holder = document.createElement("tbody");
