@@ -72,7 +72,7 @@ class Page:
     total_pages: int
 
 
-def _matching(rows: QuerySet[RequestLog], q: str) -> QuerySet[RequestLog]:
+def request_log_matching(rows: QuerySet[RequestLog], q: str) -> QuerySet[RequestLog]:
     """The rows matching every word of `q` (at least one)."""
     if connection.vendor == "postgresql":
         return rows.extra(where=[f"{SEARCH_DOCUMENT} @@ plainto_tsquery('simple'::regconfig, %s)"], params=[q])
@@ -81,7 +81,7 @@ def _matching(rows: QuerySet[RequestLog], q: str) -> QuerySet[RequestLog]:
     return rows
 
 
-def _after(cursor: Cursor) -> Q:
+def cursor_after(cursor: Cursor) -> Q:
     return Q(created_at__lt=cursor.created_at) | Q(created_at=cursor.created_at, id__lt=cursor.id)
 
 
@@ -91,7 +91,7 @@ def request_page(
     searching = bool(q.split())
     rows = RequestLog.objects.filter(workspace=workspace)
     if searching:
-        rows = _matching(rows, q)
+        rows = request_log_matching(rows, q)
     total = search_count(workspace=workspace, q=q, matching=rows) if searching else usage_calls(workspace=workspace)
     newest_first = rows.order_by("-created_at", "-id")
     if searching and connection.vendor == "postgresql" and total <= FEW_MATCHES:
@@ -109,9 +109,9 @@ def keyset_page(
     """One page of rows ordered newest first by (`created_at`, `id`): after `cursor` by keyset
     when given (`page` ignored), else the `page`-th by offset; `total` counts every row."""
     if cursor is not None:
-        before = newest_first.exclude(_after(cursor)).count()
+        before = newest_first.exclude(cursor_after(cursor)).count()
         current_page = before // limit + 1
-        window = list(newest_first.filter(_after(cursor))[: limit + 1])
+        window = list(newest_first.filter(cursor_after(cursor))[: limit + 1])
     else:
         current_page = page
         start = (page - 1) * limit

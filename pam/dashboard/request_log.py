@@ -6,7 +6,7 @@ row's partial from `requests/<request_id>/row/`).
 Paging is by keyset only (the `Cursor` of `GET /v1/dev/mcp-requests`, "<created_at>|<id>",
 on the index `requestlog_ws_time`): the page never counts the log, not even for "page N of M"
 (the API's `total_count` comes from the usage roll-up, which knows nothing of these filters).
-The search is the API's own (`_matching`: the GIN-indexed tsvector on PostgreSQL).
+The search is the API's own (`request_log_matching`: the GIN-indexed tsvector on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from django.urls import path
 
 from developer_api.apis_mcp import MAX_Q
 from developer_api.models import SCOPE_READ, SCOPE_WRITE, RequestLog
-from developer_api.selectors import Cursor, _after, _matching, request_get
+from developer_api.selectors import Cursor, cursor_after, request_get, request_log_matching
 from memory.mcp.tools import tools_for
 from pam.dashboard.markdown import render_markdown
 from pam.dashboard.pages import render_page
@@ -92,7 +92,7 @@ def request_log_page(*, workspace: Any, filters: dict[str, Any], limit: int = PA
     of the next page when there is one: `limit + 1` rows read, nothing counted."""
     rows = RequestLog.objects.filter(workspace=workspace)
     if filters.get("q"):
-        rows = _matching(rows, filters["q"])
+        rows = request_log_matching(rows, filters["q"])
     if filters.get("outcome"):
         rows = rows.filter(outcome=filters["outcome"])
     if filters.get("tool"):
@@ -104,7 +104,7 @@ def request_log_page(*, workspace: Any, filters: dict[str, Any], limit: int = PA
     if filters.get("to") and filters["to"] < date.max:  # 9999-12-31 has no next day: no bound
         rows = rows.filter(created_at__lt=_midnight(filters["to"] + timedelta(days=1)))
     if filters.get("cursor"):
-        rows = rows.filter(_after(filters["cursor"]))
+        rows = rows.filter(cursor_after(filters["cursor"]))
     window = list(rows.defer(*LIST_DEFERRED).order_by("-created_at", "-id")[: limit + 1])
     items = window[:limit]
     return LogPage(items, Cursor(items[-1].created_at, items[-1].pk) if len(window) > limit else None)

@@ -9,7 +9,7 @@ from typing import Callable
 from django.test import Client
 
 from memory.models import User, Workspace
-from tests.dashboard.test_request_log_page import admin_client, assert_no_inline_code, log_call
+from tests.dashboard.conftest import admin_client, assert_no_inline_code, log_call
 
 URL = "/admin/dashboard/requests/{}/"
 STRUCTURED = {

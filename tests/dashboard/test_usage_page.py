@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from developer_api.quotas import quota_attempt, quota_reserve
 from memory.models import User, Workspace
-from tests.dashboard.test_request_log_page import admin_client, assert_no_inline_code, log_call
+from tests.dashboard.conftest import admin_client, assert_no_inline_code, log_call
 
 URL = "/admin/dashboard/usage/"
 
