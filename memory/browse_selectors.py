@@ -119,13 +119,29 @@ def fact_entities(*, fact: Fact) -> list[Entity]:
 # --- entities and relationships ---------------------------------------------------------------
 
 
-def entity_page(*, workspace: Workspace, entity_type: str | None, after: int | None, limit: int = PAGE_SIZE) -> Page[Entity]:
-    """The newest entities first, each with its number of relationships (both ways)."""
+@dataclass(frozen=True)
+class EntityRow:
+    entity: Entity
+    relationship_count: int  # both ways
+
+
+def entity_page(
+    *, workspace: Workspace, entity_type: str | None, after: int | None, limit: int = PAGE_SIZE
+) -> tuple[Page[Entity], list[EntityRow]]:
+    """The newest entities first, and the page's rows with their number of relationships
+    (counted for the page's entities only, after the page is cut)."""
     rows = Entity.objects.filter(workspace=workspace)
     if entity_type is not None:
         rows = rows.filter(type=entity_type)
-    rows = rows.annotate(outgoing_count=Count("outgoing", distinct=True), incoming_count=Count("incoming", distinct=True))
-    return keyset_page(rows, after=after, limit=limit)
+    page = keyset_page(rows, after=after, limit=limit)
+    ids = [e.pk for e in page.items]
+    counts: dict[int, int] = {}
+    for end in ("subject", "target"):
+        for entity_id, n in (
+            Relationship.objects.filter(**{f"{end}_id__in": ids}).values_list(f"{end}_id").annotate(n=Count("pk")).order_by()
+        ):
+            counts[entity_id] = counts.get(entity_id, 0) + n
+    return page, [EntityRow(e, counts.get(e.pk, 0)) for e in page.items]
 
 
 def entity_get(*, workspace: Workspace, entity_id: int) -> Entity | None:

@@ -212,7 +212,7 @@ def memory_entities_page(request: HttpRequest) -> HttpResponse:
     if entity_type is not None and entity_type not in Entity.Type.values:
         messages.warning(request, f"Unknown entity type; choose one of {', '.join(Entity.Type.values)}.")
         entity_type = None
-    entities = entity_page(workspace=workspace, entity_type=entity_type, after=_id_param(request, "after", "after"))
+    entities, rows = entity_page(workspace=workspace, entity_type=entity_type, after=_id_param(request, "after", "after"))
     return _page(
         request,
         workspace=workspace,
@@ -220,6 +220,7 @@ def memory_entities_page(request: HttpRequest) -> HttpResponse:
         title="Entities",
         tab="admin:pam-memory-entities",
         entities=entities,
+        rows=rows,
         next_query=_next_query(request, entities),
         entity_types=Entity.Type.values,
         entity_type=entity_type,
