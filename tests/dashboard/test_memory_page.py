@@ -126,6 +126,14 @@ def test_facts_show_their_provenance(imported_workspace: Workspace) -> None:
         assert shown in html
 
 
+def test_facts_are_paged_by_id_without_counting(imported_workspace: Workspace) -> None:
+    newest, older = Fact.objects.filter(workspace=imported_workspace).order_by("-pk")[:2]
+    html = get_page(admin_client(imported_workspace), reverse("admin:pam-memory-facts"), after=str(newest.pk))
+    assert f'data-fact-id="{newest.pk}"' not in html
+    assert f'data-fact-id="{older.pk}"' in html
+    assert "Newest" in html  # the way back to the first page
+
+
 def test_a_superseded_fact_links_the_fact_that_replaced_it(workspace: Workspace, tmp_path: Path) -> None:
     folder = tmp_path / "pricing"
     folder.mkdir()
