@@ -81,7 +81,7 @@ def source_card(request: HttpRequest, source_id: int) -> HttpResponse:
 
 
 @require_POST
-def source_sync(request: HttpRequest, source_id: int) -> HttpResponse:
+def source_resync(request: HttpRequest, source_id: int) -> HttpResponse:
     source = _source(dashboard_workspace(request), source_id)
     if source.status == Source.Status.DELETING:
         messages.error(request, f"{source.name} is being deleted; it cannot be synced.")
@@ -106,6 +106,6 @@ def source_remove(request: HttpRequest, source_id: int) -> HttpResponse:
 urlpatterns = [
     path("sources/", sources_page, name="pam-sources"),
     path("sources/<int:source_id>/", source_card, name="pam-source-card"),
-    path("sources/<int:source_id>/sync/", source_sync, name="pam-source-sync"),
+    path("sources/<int:source_id>/sync/", source_resync, name="pam-source-sync"),
     path("sources/<int:source_id>/delete/", source_remove, name="pam-source-delete"),
 ]
