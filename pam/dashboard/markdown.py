@@ -1,5 +1,5 @@
-"""Markdown answers shown in the dashboard (SPEC §6: try a prompt on Setup, the Request Log
-detail): CommonMark with raw HTML off, so an answer quoting `<script>` shows it as text."""
+"""Markdown shown in the dashboard (SPEC §6: try a prompt on Setup, the Request Log detail,
+the Memory pages): CommonMark with raw HTML off, so a text quoting `<script>` shows it as text."""
 
 from __future__ import annotations
 
