@@ -45,7 +45,7 @@ from pam.errors import PamError
 RECENT_RUNS = 5
 ACTIVE = (PipelineRun.Status.QUEUED, PipelineRun.Status.RUNNING)
 CLAUDE_CODE_COMMAND = 'claude mcp add --transport http {name} {url} --header "Authorization: Bearer {key}"'
-CURSOR_SERVER_NAME = "pam"
+CLIENT_SERVER_NAME = "pam"  # the server name in the Claude Code and Cursor configs
 
 
 @dataclass(frozen=True)
@@ -75,9 +75,9 @@ def setup_status_context(workspace: Workspace) -> dict[str, Any]:
 def _client_configs(config: dict[str, Any], key: str | None) -> dict[str, str]:
     """Ready-to-paste client configs; the placeholder stands for the key unless it was just issued."""
     shown_key = key or KEY_PLACEHOLDER
-    cursor = {"mcpServers": {CURSOR_SERVER_NAME: {"url": config["mcp_url"], "headers": {"Authorization": f"Bearer {shown_key}"}}}}
+    cursor = {"mcpServers": {CLIENT_SERVER_NAME: {"url": config["mcp_url"], "headers": {"Authorization": f"Bearer {shown_key}"}}}}
     return {
-        "claude_code": CLAUDE_CODE_COMMAND.format(name=CURSOR_SERVER_NAME, url=config["mcp_url"], key=shown_key),
+        "claude_code": CLAUDE_CODE_COMMAND.format(name=CLIENT_SERVER_NAME, url=config["mcp_url"], key=shown_key),
         "cursor": json.dumps(cursor, indent=2),
     }
 

@@ -165,3 +165,14 @@ def test_the_actions_refuse_a_get(workspace: Workspace) -> None:
     for action in ("upload/", "path/", "key/", "try/"):
         assert client.get(f"{SETUP}{action}").status_code == 405
     assert not AgentKey.objects.exists()
+
+
+def test_a_run_in_progress_shows_a_progress_bar(workspace: Workspace) -> None:
+    source = Source.objects.create(workspace=workspace, name="handbook", kind="auto", location="/nowhere")
+    run = PipelineRun.objects.create(
+        workspace=workspace, source=source, status="running", stage="extract", progress_done=3, progress_total=8
+    )
+    html = signed_in(workspace).get(f"{SETUP}status/").json()["html"]
+    assert f'data-run-id="{run.pk}"' in html
+    assert '<progress class="pam-progress" max="8" value="3"' in html and "extract · 3 / 8" in html
+    assert 'data-active-runs="1"' in html
