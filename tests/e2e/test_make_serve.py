@@ -128,8 +128,12 @@ def test_it_accepts_the_dashboards_websocket_for_a_logged_in_admin(
         cookies = "; ".join(f"{name}={value}" for name, value in http.cookies.items())
 
     ws_url = make_serve.replace("http://", "ws://") + "/ws/pipeline/"
-    with ws_connect(ws_url, additional_headers={"Cookie": cookies}, open_timeout=20) as websocket:
+    # A browser sends its page's Origin; the server refuses a websocket without one of its hosts.
+    with ws_connect(ws_url, origin=make_serve, additional_headers={"Cookie": cookies}, open_timeout=20) as websocket:
         websocket.ping().wait(timeout=10)
     with pytest.raises(Exception):  # no session: the consumer refuses the handshake
-        with ws_connect(ws_url, open_timeout=20):
+        with ws_connect(ws_url, origin=make_serve, open_timeout=20):
+            pass
+    with pytest.raises(Exception):  # a page of another site, even with the admin's cookie
+        with ws_connect(ws_url, origin="https://evil.example", additional_headers={"Cookie": cookies}, open_timeout=20):
             pass
