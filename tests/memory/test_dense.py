@@ -40,7 +40,7 @@ def _import(workspace: Workspace, texts: list[str]) -> None:
 def test_a_paraphrase_with_no_shared_word_is_found_only_with_the_dense_stage(
     workspace: Workspace, settings: Any
 ) -> None:
-    question = "Can employees fly premium on long trips?"  # not one word in common
+    question = "Can we fly premium on lengthy journeys?"  # not one word, stem or synonym in common
     settings.PAM_DENSE = False
     _import(workspace, FACTS)
     lexical = retrieve(workspace, question)
