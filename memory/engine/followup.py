@@ -103,6 +103,8 @@ def _antecedents(tokens: list[str]) -> list[bool]:
             continue
         if lower in _DETERMINERS or lower in _AUXILIARIES or lower.endswith("'s"):
             opener = i
+        elif lower in _RELATIVES:
+            opener = -NOUN_PHRASE_REACH - 1  # "the document that describes it": a verb follows
         if lower in _PRONOUNS | _DEMONSTRATIVES or lower == "i":
             sentence_start = False
             continue
@@ -177,20 +179,35 @@ def _elliptic(tokens: list[str]) -> bool:
     return False
 
 
-def _relative_heads(tokens: list[str], candidates: list[bool]) -> dict[int, int]:
-    """For each word inside a relative clause ("the document that describes it"), the start of
-    the noun phrase the clause describes: that noun is not what a pronoun in the clause means."""
-    heads: dict[int, int] = {}
+def _named(token: str) -> bool:
+    """A name or a possessor ("Melanie", "Acme's"): a referent wherever it stands."""
+    return token[0].isupper() or token.lower().endswith("'s")
+
+
+def _host_phrase(tokens: list[str], candidates: list[bool], end: int) -> set[int]:
+    """The common-noun phrase ending at `end` ("the budget" of "the budget for it", "the
+    document" of "the document that describes it"): what the pronoun's own phrase hangs on,
+    so not its referent. Names and possessors stay referents ("Melanie feel about her")."""
+    out: set[int] = set()
+    k = end
+    while k >= 0 and _is_word(tokens[k]) and _content(tokens[k].lower()) and not _named(tokens[k]):
+        out.add(k)
+        k -= 1
+    return out
+
+
+def _relative_hosts(tokens: list[str], candidates: list[bool]) -> dict[int, set[int]]:
+    """For each word inside a relative clause ("the document that describes it"), the noun
+    phrase the clause describes."""
+    hosts: dict[int, set[int]] = {}
     for i, token in enumerate(tokens):
         if token.lower() in _RELATIVES and i and candidates[i - 1]:
-            start = i - 1
-            while start and candidates[start - 1]:
-                start -= 1
+            host = _host_phrase(tokens, candidates, i - 1)
             j = i + 1
             while j < len(tokens) and tokens[j] not in _CLAUSE_END:
-                heads[j] = start
+                hosts[j] = host
                 j += 1
-    return heads
+    return hosts
 
 
 def is_follow_up(prompt: str) -> bool:
@@ -202,7 +219,7 @@ def is_follow_up(prompt: str) -> bool:
         return True
     candidates = _antecedents(tokens)
     lowered = [t.lower() for t in tokens]
-    heads = _relative_heads(tokens, candidates)
+    hosts = _relative_hosts(tokens, candidates)
     # A leading subordinate clause ("before it shipped, who …") may find its referent after it.
     lead_end = lowered.index(",") if lowered and lowered[0] in _SUBORDINATORS and "," in lowered else -1
     for i in _anaphors(tokens):
@@ -211,12 +228,10 @@ def is_follow_up(prompt: str) -> bool:
             found = [c and (tokens[k][0].isupper() or lowered[k] in _PERSON_NOUNS) for k, c in enumerate(candidates)]
         if i < lead_end and any(found[lead_end:]):
             continue
-        reach = heads.get(i, i)
+        excluded = set(hosts.get(i, set()))
         if i and lowered[i - 1] in _PREPOSITIONS:
             # "the budget for it": the noun the pronoun's phrase hangs on is not its referent.
-            reach = min(reach, i - 1)
-            while reach and _is_word(tokens[reach - 1]) and _content(lowered[reach - 1]):
-                reach -= 1
-        if not any(found[:reach]):
+            excluded |= _host_phrase(tokens, candidates, i - 2)
+        if not any(found[k] for k in range(i) if k not in excluded):
             return True
     return False
