@@ -195,7 +195,7 @@ def retrieve(
     _check(deadline)
 
     phase1, searched = _phase1(index, targeted, section_terms, query_set, facts)
-    joint = joint_coverage(query, _found_terms(index, facts))
+    joint = round(joint_coverage(query, _found_terms(index, facts)), 2)  # as reported, as assessed
     assessment = assess(facts, joint)
     entities, relationships = _graph(workspace, facts, query_set)
     return Retrieval(
@@ -207,7 +207,7 @@ def retrieve(
         relationships=relationships,
         documents=_documents(facts),
         coverage_assessment=assessment,
-        joint_coverage=round(joint, 2),
+        joint_coverage=joint,
         sections_searched=searched,
     )
 
