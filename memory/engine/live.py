@@ -241,6 +241,8 @@ def live_merge(retrieval: Retrieval, hits: list[LiveHit], limit: int) -> Retriev
         return retrieval
     merged = sorted([*retrieval.facts, *(fact_hit(h) for h in hits)], key=lambda f: -f.relevance_score)[:limit]
     retrieval.facts = merged
-    retrieval.coverage_assessment = assess(merged)
+    # The company facts' joint coverage stands for the merged list's: live memories only add
+    # facts, and one cut off by `limit` rarely held a part of the prompt no other fact does.
+    retrieval.coverage_assessment = assess(merged, retrieval.joint_coverage)
     retrieval.context_summary = summary(merged, retrieval.coverage_assessment)
     return retrieval

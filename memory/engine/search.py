@@ -38,8 +38,10 @@ from memory.engine.rank import (
     Scored,
     assess,
     coverage,
+    date_terms,
     first,
     focus_terms,
+    joint_coverage,
     rank_candidates,
     rank_final,
 )
@@ -193,7 +195,8 @@ def retrieve(
     _check(deadline)
 
     phase1, searched = _phase1(index, targeted, section_terms, query_set, facts)
-    assessment = assess(facts)
+    joint = round(joint_coverage(query, _found_terms(index, facts)), 2)  # as reported, as assessed
+    assessment = assess(facts, joint)
     entities, relationships = _graph(workspace, facts, query_set)
     return Retrieval(
         triage=decision,
@@ -204,8 +207,20 @@ def retrieve(
         relationships=relationships,
         documents=_documents(facts),
         coverage_assessment=assessment,
+        joint_coverage=joint,
         sections_searched=searched,
     )
+
+
+def _found_terms(index: LoadedIndex, facts: list[FactHit]) -> list[tuple[set[str], set[str]]]:
+    """Each fact's terms and context terms (its headings, title and date), as ranking saw them."""
+    return [
+        (
+            set(first(doc, "terms", "").split()),
+            set(first(doc, "context", "").split()) | date_terms(first(doc, "effective_date", "")),
+        )
+        for doc in _docs_by_fact_id(index, [f.fact_id for f in facts])
+    ]
 
 
 def candidate_search(

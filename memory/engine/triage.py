@@ -1,15 +1,17 @@
 """Triage: does a prompt need company context, and what exactly should be searched?
 
 Rules, no model: greetings, thanks, acknowledgements, arithmetic and generic coding or
-translation requests need no company memory (`triage_only`). A short follow-up that leans on
-the conversation ("and who owns it?", "what about Beacon?") is rewritten with the last session
-prompts so the search has its subject.
+translation requests need no company memory (`triage_only`). A follow-up that cannot stand
+alone ("and who owns it?", "what about Beacon?": `followup.is_follow_up`) is rewritten with the
+last session prompts so the search has its subject; a self-contained prompt is searched as it
+is, whatever came before it in the session.
 """
 
 from __future__ import annotations
 
 import re
 
+from memory.engine.followup import is_follow_up
 from memory.engine.text import terms
 from memory.engine.types import Triage
 
@@ -27,11 +29,6 @@ _GENERIC = re.compile(
     r"(?:python|javascript|typescript|sql|bash|shell|regex|regular expression|haiku|poem|joke)\b"
     r"|translate\b|what(?:'s| is) the capital of\b|how do (?:i|you) (?:reverse|sort|center|"
     r"install|convert)\b|tell me a joke\b)",
-    re.IGNORECASE,
-)
-_FOLLOW_UP = re.compile(
-    r"^\s*(?:and|also|what about|how about|and what about|same for|what of)\b|"
-    r"\b(?:it|its|it's|they|them|their|this|that|these|those|he|him|his|she|her|hers|there)\b",
     re.IGNORECASE,
 )
 
@@ -53,20 +50,18 @@ def triage(prompt: str, history: list[str]) -> Triage:
             "The prompt is a general request (code, translation or general knowledge) that needs no company context.",
             text,
         )
-    content = terms(text)
-    if not content:
-        return Triage("triage_only", "The prompt holds no words to search company memory for.", text)
-
     recent = [p for p in history[-3:] if p.strip()]
-    if recent and len(content) <= 6 and _FOLLOW_UP.search(text):
-        # Bring in the subject of the conversation: the most recent prompts that carry terms.
+    if recent and is_follow_up(text):
+        # Bring in the subject of the conversation: the most recent prompts.
         context = " ".join(recent[-2:])
         return Triage(
             "retrieve",
-            "The prompt is a follow-up, so it was expanded with the recent prompts of its session before searching company memory.",
+            "The prompt is a follow-up that cannot stand alone, so it was expanded with the recent prompts of its session before searching company memory.",
             f"{text} (context: {context})",
             history_used=len(recent[-2:]),
         )
+    if not terms(text):
+        return Triage("triage_only", "The prompt holds no words to search company memory for.", text)
     return Triage(
         "retrieve",
         "The prompt may depend on company-specific context, so company memory was searched.",

@@ -93,6 +93,7 @@ class Retrieval:
     relationships: list[RelationshipHit] = field(default_factory=list)
     documents: list[DocumentHit] = field(default_factory=list)
     coverage_assessment: str = "none"
+    joint_coverage: float = 0.0  # the share of the prompt the facts hold together (rank.joint_coverage)
     sections_searched: list[str] = field(default_factory=list)
     llm_calls: int = 0
 

@@ -25,6 +25,7 @@ DEFAULT_PATHS = {
     "qmsum": SHARED_DATA / "qmsum" / "test.jsonl",
     "demo": REPO / "demo" / "questions.jsonl",
     "harbourline": REPO / "eval" / "harbourline" / "questions.jsonl",
+    "followups": REPO / "eval" / "followups" / "prompts.jsonl",  # not a corpus: see followups.py
 }
 
 # Halves kept apart (issue 16): the engine may be tuned on TUNE only; TEST is reported, never

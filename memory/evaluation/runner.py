@@ -61,6 +61,9 @@ class Outcome:
     rrf: Score | None = None  # BM25 and dense fused by reciprocal rank, with the dense stage on
     pam_sessions: Score | None = None  # session-level (LoCoMo): a session is found when any of
     bm25_sessions: Score | None = None  # its turns is, ranked by its first turn's rank
+    relevances: list[float] = field(default_factory=list)  # the facts' relevance_score, best first
+    joint_coverage: float = 0.0  # the engine's share of the prompt the facts hold together
+    statements: list[str] = field(default_factory=list)  # the facts returned, best first
 
 
 @dataclass
@@ -238,6 +241,9 @@ def _ask(corpus: Corpus, cases: list[Case], workspace: Workspace) -> list[Outcom
             coverage=result.coverage_assessment,
             ms=ms,
             bm25_ms=bm25_ms,
+            relevances=[f.relevance_score for f in result.facts],
+            joint_coverage=result.joint_coverage,
+            statements=[f.statement for f in result.facts],
         )
         if corpus.sessions:
             # From the same ten turns as the turn-level figures, for both.
@@ -365,11 +371,17 @@ def session_lines(answerable: list[Outcome], halves: list[str]) -> list[str]:
     return out
 
 
+def is_hit(outcome: Outcome) -> bool:
+    """An answerable question whose evidence is in the top K: all of it, or any of it where
+    the dataset counts any gold unit (QMSum's spans)."""
+    return not outcome.case.unanswerable and outcome.pam.recall10 >= 1.0
+
+
 def calibration(outcomes: list[Outcome]) -> tuple[tuple[int, int], tuple[int, int]]:
     """Whether the coverage an agent reads agrees with what was found (issue 16, point 6):
     (answered among hits, hits) and (flagged among misses and no-answer questions, those)."""
-    hits = [o for o in outcomes if not o.case.unanswerable and o.pam.all10 == 1.0]
-    misses = [o for o in outcomes if o.case.unanswerable or o.pam.all10 < 1.0]
+    hits = [o for o in outcomes if is_hit(o)]
+    misses = [o for o in outcomes if not is_hit(o)]
     answered = sum(1 for o in hits if o.coverage in ANSWERED)
     flagged = sum(1 for o in misses if o.coverage in NOT_ANSWERED)
     return (answered, len(hits)), (flagged, len(misses))

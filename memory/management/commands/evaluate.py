@@ -3,8 +3,11 @@
 Imports a public benchmark (or the demo company) into throwaway workspaces through the normal
 pipeline, asks every question through the engine `retrieve_memory` uses and, beside it, a plain
 BM25 baseline over the same facts, then prints per-category recall@5, recall@10, all-evidence
-rate, MRR@10 and nDCG@10, the engine's latency, and a last summary line:
-`DATASET: recall@5=… recall@10=… mrr@10=… p50_ms=… p95_ms=…`.
+rate, MRR@10 and nDCG@10, the calibration of the coverage reported, the engine's latency, and a
+last summary line: `DATASET: recall@5=… recall@10=… mrr@10=… p50_ms=… p95_ms=…`.
+
+`evaluate followups` imports nothing: it measures follow-up detection (triage) on the labelled
+prompts of `eval/followups/prompts.jsonl`, precision and recall per half.
 """
 
 from __future__ import annotations
@@ -15,15 +18,18 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from memory.evaluation import followups
 from memory.evaluation.datasets import DEFAULT_PATHS, LOADERS
 from memory.evaluation.runner import evaluate, render
+
+FOLLOWUPS = "followups"
 
 
 class Command(BaseCommand):
     help = "Measure retrieval quality and speed on locomo, qmsum, the demo or an evaluation company."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("dataset", choices=sorted(LOADERS))
+        parser.add_argument("dataset", choices=sorted([*LOADERS, FOLLOWUPS]))
         parser.add_argument("--data", default=None, help="the dataset file (default: the shared data folder)")
         parser.add_argument("--limit", type=int, default=None, help="ask at most N questions")
 
@@ -32,6 +38,13 @@ class Command(BaseCommand):
         path = Path(options["data"]).expanduser() if options["data"] else DEFAULT_PATHS[dataset]
         if not path.is_file():
             raise CommandError(f"{path} is not a file (give the dataset with --data PATH).")
+        if dataset == FOLLOWUPS:
+            try:
+                prompts = followups.load(path)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise CommandError(f"{path}: not a labelled prompts file ({exc.__class__.__name__}: {exc}).") from exc
+            self.stdout.write("\n".join(followups.render(prompts)))
+            return
         limit = options["limit"]
         if limit is not None and limit < 1:
             raise CommandError("--limit must be at least 1.")

@@ -1,0 +1,68 @@
+"""Calibrated coverage (SPEC §2.3 `coverage_assessment`, issue 16 point 6): what the facts hold
+of the prompt together decides the assessment with the best fact's relevance, and the summary
+sentence follows the assessment."""
+
+from __future__ import annotations
+
+from memory.engine import retrieve
+from memory.engine.rank import JOINT_PARTIAL_FROM, MINIMAL_BELOW, QueryTerm, assess, joint_coverage
+from memory.engine.search import summary
+from memory.engine.types import FactHit
+from memory.models import Workspace
+
+LOOSELY = "Only loosely related context was found"
+WEAK = MINIMAL_BELOW / 2  # a fact's relevance well under the minimal line
+
+
+def fact(statement: str, relevance: float) -> FactHit:
+    return FactHit(statement, relevance, "company_context/general/general.md", "", "", "", None, 0, 0, 0)
+
+
+def test_no_facts_is_none() -> None:
+    assert assess([], 1.0) == "none"
+
+
+def test_weak_facts_that_hold_little_of_the_prompt_together_are_minimal() -> None:
+    assert assess([fact("Refunds are handled by support.", WEAK)], JOINT_PARTIAL_FROM / 2) == "minimal"
+
+
+def test_facts_that_hold_the_prompt_together_are_partial_though_none_does_alone() -> None:
+    facts = [fact("Refunds need CFO approval.", WEAK), fact("Dana Ortiz leads Platform Engineering.", WEAK)]
+
+    assert assess(facts, JOINT_PARTIAL_FROM) == "partial"
+
+
+def test_joint_coverage_pools_the_terms_of_every_fact() -> None:
+    query = [QueryTerm("refund", 1.0, 2.0), QueryTerm("dana", 1.0, 2.0)]
+
+    assert joint_coverage(query, [({"refund"}, set())]) == 0.5
+    assert joint_coverage(query, [({"refund"}, set()), ({"dana"}, set())]) == 1.0
+
+
+def test_joint_coverage_ignores_the_words_a_follow_up_borrowed_from_its_session() -> None:
+    query = [QueryTerm("refund", 1.0, 2.0), QueryTerm("meridian", 0.35, 2.0)]
+
+    assert joint_coverage(query, [({"refund"}, set())]) == 1.0
+
+
+def test_the_summary_of_a_minimal_answer_says_it_is_loosely_related() -> None:
+    facts = [fact("Refunds are handled by support.", WEAK)]
+
+    assert summary(facts, assess(facts)).startswith(LOOSELY)
+
+
+def test_the_summary_of_a_partial_answer_quotes_it_without_the_warning() -> None:
+    facts = [fact("Refunds need CFO approval.", WEAK), fact("Dana Ortiz leads Platform Engineering.", WEAK)]
+
+    text = summary(facts, assess(facts, JOINT_PARTIAL_FROM))
+
+    assert not text.startswith(LOOSELY)
+    assert "Dana Ortiz leads Platform Engineering." in text
+
+
+def test_a_two_part_question_answered_by_two_facts_is_covered(imported_workspace: Workspace) -> None:
+    result = retrieve(imported_workspace, "Who owns the Meridian rollout, and who leads Platform Engineering?")
+
+    assert result.joint_coverage >= JOINT_PARTIAL_FROM
+    assert result.coverage_assessment in ("partial", "comprehensive")
+    assert not result.context_summary.startswith(LOOSELY)
