@@ -207,10 +207,13 @@ if REDIS_URL:
             "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient"},
         }
     }
+    # A websocket's consumer waits for its next event in a blocking BZPOPMIN of 5 s
+    # (channels_redis' brpop_timeout); redis-py 8 reads with a 5 s socket timeout by default, so
+    # an idle feed raised TimeoutError and dropped every few seconds. Reads wait longer.
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
         }
     }
 else:

@@ -4,7 +4,9 @@ in, and a page of another origin is refused."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 from typing import Any, Callable
 
 import pytest
@@ -65,15 +67,17 @@ def connect(path: str, user: Any) -> tuple[bool, int | None]:
     return async_to_sync(go)()
 
 
-def relayed(path: str, user: Any, group: str, event: dict[str, Any]) -> Any:
-    """What the feed at `path` sends `user` after `event` is pushed to `group` (one event
-    loop throughout: the in-memory channel layer belongs to its loop)."""
+def relayed(path: str, user: Any, group: str, event: dict[str, Any], idle_s: float = 0) -> Any:
+    """What the feed at `path` sends `user` after `event` is pushed to `group`, `idle_s`
+    seconds after it connected (one event loop throughout: the in-memory channel layer belongs
+    to its loop)."""
 
     async def go() -> Any:
         communicator = WebsocketCommunicator(FEEDS, path)
         communicator.scope["user"] = user
         connected, _ = await communicator.connect()
         assert connected
+        await asyncio.sleep(idle_s)
         await get_channel_layer().group_send(group, event)
         try:
             return await communicator.receive_json_from(timeout=2)
@@ -96,6 +100,13 @@ def test_a_workspace_admin_receives_pipeline_progress(admin: User) -> None:
     event = {"type": "pipeline.progress", "run_id": 1, "source_id": 2, "stage": "facts", "done": 1, "total": 3, "status": "running"}
 
     assert relayed("/ws/pipeline/", admin, pipeline_group(admin.workspace_id), event) == event
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="the Redis channel layer only (REDIS_URL)")
+def test_a_feed_left_idle_longer_than_a_redis_read_still_delivers(admin: User) -> None:
+    # channels_redis blocks 5 s per read; with redis-py's default 5 s socket timeout an idle
+    # consumer died with TimeoutError and the page's feed dropped.
+    assert relayed("/ws/requests/", admin, requests_group(admin.workspace_id), EVENT, idle_s=12) == EVENT
 
 
 @pytest.mark.parametrize("path", ["/ws/requests/", "/ws/pipeline/"])
