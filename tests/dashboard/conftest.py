@@ -8,10 +8,18 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
+import pytest
 from django.test import Client
 
 from developer_api.services import LogEntry, request_log_create
 from memory.models import User, Workspace
+
+@pytest.fixture(autouse=True)
+def _syncs_run_in_process(settings: Any) -> None:
+    """The service run sets a Redis broker and starts no worker for these tests: a sync the
+    dashboard queues runs in-process, as in the embedded default."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+
 
 UTC = timezone.utc
 T0 = datetime(2026, 5, 28, 16, 3, 11, tzinfo=UTC)
