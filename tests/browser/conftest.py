@@ -2,8 +2,10 @@
 PAM: one uvicorn process on pam.asgi, as `make run` serves it (HTTP and websockets).
 
 The server gets its own data directory and database (a fresh SQLite file in the embedded run,
-a throwaway PostgreSQL database and REDIS_URL's channel layer in the service run) and starts
-with one empty workspace and its admin: the state a new user is in after create_workspace.
+a throwaway PostgreSQL database in the service run) and starts with one empty workspace and its
+admin: the state a new user is in after create_workspace. In the service run it also gets a
+Redis database of its own for its cache and channel layer, another for its Celery broker, and a
+real Celery worker, so syncs run the production way and their progress crosses processes.
 The tests skip, saying why, when no chromium or chromedriver is installed (and fail instead
 when PAM_REQUIRE_BROWSER is set, as .ci/run sets it).
 """
@@ -31,6 +33,19 @@ ADMIN_PASSWORD = "a long admin password 42"
 OTHER_EMAIL = "admin@other.example"
 OTHER_PASSWORD = "another long password 42"
 WAIT_S = 20
+# Redis databases of the browser server in the service run, apart from the test suite's (its
+# cache is flushed before every test, its broker feeds other tests' workers).
+SERVER_REDIS_DB = 12
+SERVER_BROKER_DB = 13
+
+
+def _redis_database(url: str, number: int) -> str:
+    """`url` pointed at Redis database `number`, emptied."""
+    import redis
+
+    moved = urlunsplit(urlsplit(url)._replace(path=f"/{number}"))
+    redis.Redis.from_url(moved).flushdb()
+    return moved
 
 
 def _browser_missing() -> str | None:
@@ -67,6 +82,10 @@ def dashboard_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveS
         dropped = name
     else:
         env.pop("DATABASE_URL", None)
+    if env.get("REDIS_URL"):
+        env["REDIS_URL"] = _redis_database(env["REDIS_URL"], SERVER_REDIS_DB)
+    if env.get("CELERY_BROKER_URL"):
+        env["CELERY_BROKER_URL"] = _redis_database(env["CELERY_BROKER_URL"], SERVER_BROKER_DB)
     server = LiveServer(url=f"http://127.0.0.1:{port}", env=env)
     server.manage("migrate", "--noinput", "-v", "0")
     server.manage("create_workspace", "new-co", "--name", "New Co", "--admin-email", ADMIN_EMAIL, "--admin-password", ADMIN_PASSWORD)
@@ -79,15 +98,24 @@ def dashboard_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveS
         cwd=REPO,
         env=env,
     )
+    processes = [process]
+    if env.get("CELERY_BROKER_URL"):
+        processes.append(subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "pam", "worker", "--pool", "solo", "--concurrency", "1",
+             "--loglevel", "WARNING", "--without-heartbeat", "--without-mingle", "--without-gossip"],
+            cwd=REPO, env=env,
+        ))  # fmt: skip
     try:
         wait_for_port(port, process)
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        for running in processes:
+            running.terminate()
+        for running in processes:
+            try:
+                running.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                running.kill()
         if dropped:
             import psycopg
 
@@ -125,9 +153,12 @@ def sign_in(driver: Any, server: LiveServer, email: str = ADMIN_EMAIL, password:
 
 
 def wait_for(driver: Any, condition: Any, timeout: float = WAIT_S) -> Any:
+    """`condition` once it holds; an element replaced meanwhile (a live refetch) is looked up
+    again on the next try."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout).until(condition)
+    return WebDriverWait(driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(condition)
 
 
 def csp_violations(driver: Any) -> list[str]:
