@@ -67,6 +67,11 @@ def api_key_rotate(
     return IssuedKey(api_key=raw, key=key)
 
 
+def api_key_active(*, workspace: Workspace) -> AgentKey | None:
+    """The workspace's one active agent key, if any (SPEC §3: one at a time)."""
+    return AgentKey.objects.filter(workspace=workspace, revoked_at__isnull=True).first()
+
+
 def api_key_revoke(*, workspace: Workspace) -> bool:
     """Revoke the active key; False when there is none."""
     return bool(

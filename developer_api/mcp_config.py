@@ -12,7 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.urls import reverse
 
-from developer_api.models import AgentKey
+from developer_api.keys import api_key_active
 from developer_api.quotas import quota_get
 from memory.models import Workspace
 from memory.readiness import readiness_get
@@ -46,7 +46,7 @@ def _url(name: str) -> str:
 
 
 def mcp_config_get(*, workspace: Workspace) -> dict[str, Any]:
-    key = AgentKey.objects.filter(workspace=workspace, revoked_at__isnull=True).first()
+    key = api_key_active(workspace=workspace)
     mcp_url = settings.PAM_MCP_URL
     return {
         "mcp_url": mcp_url,

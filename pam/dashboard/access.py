@@ -12,18 +12,12 @@ from django.shortcuts import redirect
 from django.urls import path
 from django.views.decorators.http import require_GET, require_POST
 
-from developer_api.keys import api_key_revoke, api_key_rotate
-from developer_api.models import AgentKey
+from developer_api.keys import api_key_active, api_key_revoke, api_key_rotate
 from memory.models import Workspace
 from oauth.connections import connection_get, connection_list, connection_revoke
 from pam.dashboard.pages import render_page
 from pam.dashboard.scope import dashboard_workspace
 from pam.errors import PamError
-
-
-def agent_key_active(*, workspace: Workspace) -> AgentKey | None:
-    """The workspace's one active agent key, if any (SPEC §3: one at a time)."""
-    return AgentKey.objects.filter(workspace=workspace, revoked_at__isnull=True).first()
 
 
 def _render_access(request: HttpRequest, workspace: Workspace, *, new_key: str | None = None) -> HttpResponse:
@@ -33,7 +27,7 @@ def _render_access(request: HttpRequest, workspace: Workspace, *, new_key: str |
         title="Access",
         nav="admin:pam-access",
         workspace=workspace,
-        key=agent_key_active(workspace=workspace),
+        key=api_key_active(workspace=workspace),
         new_key=new_key,
         connections=list(connection_list(workspace=workspace).select_related("user")),
     )

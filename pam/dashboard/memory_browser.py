@@ -48,7 +48,7 @@ from memory.selectors import source_list
 from pam.dashboard.markdown import render_markdown
 from pam.dashboard.memory_search import memory_search_run, query_check, viewer_of
 from pam.dashboard.pages import render_page
-from pam.dashboard.scope import dashboard_workspace
+from pam.dashboard.scope import dashboard_workspace, path_row_id
 from pam.errors import PamError
 
 NAV = "admin:pam-memory"
@@ -108,11 +108,6 @@ def _found(value: Any) -> Any:
     return value
 
 
-def _checked_id(value: int) -> int:
-    """A path id too large for a row id names no row (and must not reach the database)."""
-    return _found(row_id(value))
-
-
 # --- the tree and the search --------------------------------------------------------------------
 
 
@@ -141,7 +136,7 @@ def memory_browser_page(request: HttpRequest) -> HttpResponse:
 
 def memory_section_page(request: HttpRequest, section_id: int) -> HttpResponse:
     workspace = dashboard_workspace(request)
-    section = _found(section_get(workspace=workspace, section_id=_checked_id(section_id)))
+    section = _found(section_get(workspace=workspace, section_id=path_row_id(section_id)))
     facts = fact_page(
         workspace=workspace, filters=FactFilters(section_id=section.pk), after=_id_param(request, "after", "after")
     )
@@ -190,7 +185,7 @@ def memory_facts_page(request: HttpRequest) -> HttpResponse:
 
 def memory_fact_page(request: HttpRequest, fact_id: int) -> HttpResponse:
     workspace = dashboard_workspace(request)
-    fact = _found(fact_get(workspace=workspace, fact_id=_checked_id(fact_id)))
+    fact = _found(fact_get(workspace=workspace, fact_id=path_row_id(fact_id)))
     return _page(
         request,
         workspace=workspace,
@@ -229,7 +224,7 @@ def memory_entities_page(request: HttpRequest) -> HttpResponse:
 
 def memory_entity_page(request: HttpRequest, entity_id: int) -> HttpResponse:
     workspace = dashboard_workspace(request)
-    entity = _found(entity_get(workspace=workspace, entity_id=_checked_id(entity_id)))
+    entity = _found(entity_get(workspace=workspace, entity_id=path_row_id(entity_id)))
     links = entity_links(entity=entity, after=_id_param(request, "after", "after"))
     return _page(
         request,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from django.http import Http404, HttpRequest
 
+from developer_api.ids import row_id
 from memory.models import Workspace
 
 SESSION_KEY = "pam_dashboard_workspace"
@@ -56,5 +57,15 @@ def dashboard_workspace(request: HttpRequest) -> Workspace:
         workspace = rows.first()
     if workspace is None:
         raise Http404("No workspace yet: create one with manage.py create_workspace.")
-    request.session[SESSION_KEY] = workspace.slug
+    if request.session.get(SESSION_KEY) != workspace.slug:  # a session write only on a change
+        request.session[SESSION_KEY] = workspace.slug
     return workspace
+
+
+def path_row_id(value: int) -> int:
+    """A path id as a row id; one too large for a row id names no row (404) and must not
+    reach the database."""
+    checked = row_id(value)
+    if checked is None:
+        raise Http404("Not found in this workspace.")
+    return checked

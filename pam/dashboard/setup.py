@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Callable, cast
 
+from django import forms
 from django.conf import settings
 from django.contrib import messages
+from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
@@ -25,17 +27,16 @@ from django.urls import path
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_POST
 
-from developer_api.keys import api_key_rotate
+from developer_api.keys import api_key_active, api_key_rotate
 from developer_api.mcp_config import KEY_PLACEHOLDER, mcp_config_get
 from memory.mcp.calls import tool_call
 from memory.mcp.credentials import dashboard_credential
 from memory.mcp.errors import JsonRpcError
 from memory.mcp.tools import CallContext
-from memory.models import PipelineRun, User, Workspace
+from memory.models import PipelineRun, Source, User, Workspace
 from memory.readiness import readiness_get
 from memory.selectors import run_list, source_list
 from memory.services import run_enqueue, source_create_from_path, source_create_from_upload
-from pam.dashboard.access import agent_key_active
 from pam.dashboard.markdown import render_markdown
 from pam.dashboard.pages import render_page
 from pam.dashboard.scope import dashboard_workspace
@@ -63,7 +64,7 @@ class TryAnswer:
 def setup_status_context(workspace: Workspace) -> dict[str, Any]:
     """What the live part of the page shows: the checklist and the runs (refetched by JS)."""
     runs = run_list(workspace=workspace, limit=RECENT_RUNS)
-    key = agent_key_active(workspace=workspace)
+    key = api_key_active(workspace=workspace)
     return {
         "readiness": readiness_get(workspace=workspace),
         "runs": runs,
@@ -123,42 +124,37 @@ def setup_status(request: HttpRequest) -> JsonResponse:
     )
 
 
-@require_POST
-def setup_upload(request: HttpRequest) -> HttpResponse:
-    workspace = dashboard_workspace(request)
-    form = UploadForm(request.POST, request.FILES)
+def _connect_source(
+    request: HttpRequest, form: forms.Form, create: Callable[..., Source], *, what: str, done: str
+) -> HttpResponse:
+    """Validate `form`, create the source with its fields and queue its sync; every outcome is
+    a message on Setup (POST/redirect/GET)."""
     if not form.is_valid():
-        messages.error(request, f"The file was not added. {form_problems(form)}")
+        messages.error(request, f"The {what} was not added. {form_problems(form)}")
         return redirect("admin:pam-setup")
     try:
-        source = source_create_from_upload(
-            workspace=workspace, upload=form.cleaned_data["file"], kind=form.cleaned_data["kind"], name=form.cleaned_data["name"]
-        )
+        source = create(workspace=dashboard_workspace(request), **form.cleaned_data)
         run_enqueue(source=source)
     except PamError as error:
-        messages.error(request, f"The file was not added: {error.message}")
+        messages.error(request, f"The {what} was not added: {error.message}")
     else:
-        messages.success(request, f"Added “{source.name}”: PAM is building memory from it.")
+        messages.success(request, f"{done} “{source.name}”: PAM is building memory from it.")
     return redirect("admin:pam-setup")
+
+
+def _create_from_upload(*, file: UploadedFile, **fields: Any) -> Source:
+    return source_create_from_upload(upload=file, **fields)  # the form's field is `file`
+
+
+@require_POST
+def setup_upload(request: HttpRequest) -> HttpResponse:
+    form = UploadForm(request.POST, request.FILES)
+    return _connect_source(request, form, _create_from_upload, what="file", done="Added")
 
 
 @require_POST
 def setup_path(request: HttpRequest) -> HttpResponse:
-    workspace = dashboard_workspace(request)
-    form = PathForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"The folder was not added. {form_problems(form)}")
-        return redirect("admin:pam-setup")
-    try:
-        source = source_create_from_path(
-            workspace=workspace, path=form.cleaned_data["path"], kind=form.cleaned_data["kind"], name=form.cleaned_data["name"]
-        )
-        run_enqueue(source=source)
-    except PamError as error:
-        messages.error(request, f"The folder was not added: {error.message}")
-    else:
-        messages.success(request, f"Connected “{source.name}”: PAM is building memory from it.")
-    return redirect("admin:pam-setup")
+    return _connect_source(request, PathForm(request.POST), source_create_from_path, what="folder", done="Connected")
 
 
 @require_POST

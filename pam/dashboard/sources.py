@@ -23,14 +23,13 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
-from developer_api.ids import row_id
 from memory.browse_selectors import source_row, source_rows
 from memory.models import PipelineRun, Source, Workspace
 from memory.selectors import run_list, source_get
 from memory.services import source_delete
 from memory.tasks import run_enqueue
 from pam.dashboard.pages import render_page
-from pam.dashboard.scope import dashboard_workspace
+from pam.dashboard.scope import dashboard_workspace, path_row_id
 from pam.errors import PamError
 
 RUNS_SHOWN = 5  # the latest runs of each source on the page
@@ -48,18 +47,10 @@ def _card(workspace: Workspace, source: Source) -> SourceCard:
     return SourceCard(source, run_list(workspace=workspace, source_id=source.pk, limit=RUNS_SHOWN))
 
 
-def _checked(source_id: int) -> int:
-    """A path id too large for a row id names no source (and must not reach the database)."""
-    checked = row_id(source_id)
-    if checked is None:
-        raise Http404("Source not found.")
-    return checked
-
-
 def _source(workspace: Workspace, source_id: int) -> Source:
     """The workspace's source with this id, else 404 (another workspace's id too)."""
     try:
-        return source_get(workspace=workspace, source_id=_checked(source_id))
+        return source_get(workspace=workspace, source_id=path_row_id(source_id))
     except PamError as exc:
         raise Http404(exc.message) from exc
 
@@ -74,7 +65,7 @@ def sources_page(request: HttpRequest) -> HttpResponse:
 
 def source_card(request: HttpRequest, source_id: int) -> HttpResponse:
     workspace = dashboard_workspace(request)
-    source = source_row(workspace=workspace, source_id=_checked(source_id))
+    source = source_row(workspace=workspace, source_id=path_row_id(source_id))
     if source is None:
         raise Http404("Source not found.")
     return TemplateResponse(request, "pam/dashboard/sources/source.html", {"card": _card(workspace, source)})

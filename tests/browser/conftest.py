@@ -16,14 +16,13 @@ import os
 import shutil
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from tests.e2e.conftest import LiveServer, _free_port, wait_for_port
+from tests.e2e.conftest import LiveServer, _free_port, own_database, stop, wait_for_port
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("PAM_CHROMIUM", "/usr/bin/chromium")
@@ -70,57 +69,35 @@ def dashboard_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveS
     port = _free_port()
     env["PAM_PUBLIC_BASE_URL"] = f"http://127.0.0.1:{port}"
     env["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
-    database_url = os.environ.get("DATABASE_URL", "")
-    dropped: str | None = None
-    if database_url.startswith(("postgres://", "postgresql://")):
-        import psycopg
-
-        name = f"pam_browser_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect(database_url, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        env["DATABASE_URL"] = urlunsplit(urlsplit(database_url)._replace(path=f"/{name}"))
-        dropped = name
-    else:
-        env.pop("DATABASE_URL", None)
     if env.get("REDIS_URL"):
         env["REDIS_URL"] = _redis_database(env["REDIS_URL"], SERVER_REDIS_DB)
     if env.get("CELERY_BROKER_URL"):
         env["CELERY_BROKER_URL"] = _redis_database(env["CELERY_BROKER_URL"], SERVER_BROKER_DB)
-    server = LiveServer(url=f"http://127.0.0.1:{port}", env=env)
-    server.manage("migrate", "--noinput", "-v", "0")
-    server.manage("create_workspace", "new-co", "--name", "New Co", "--admin-email", ADMIN_EMAIL, "--admin-password", ADMIN_PASSWORD)
-    server.manage("create_workspace", "other-co", "--name", "Other Co", "--admin-email", OTHER_EMAIL, "--admin-password", OTHER_PASSWORD)
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "uvicorn", "pam.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-            "--lifespan", "off", "--no-server-header", "--log-level", "warning",
-        ],
-        cwd=REPO,
-        env=env,
-    )
-    processes = [process]
-    if env.get("CELERY_BROKER_URL"):
-        processes.append(subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "pam", "worker", "--pool", "solo", "--concurrency", "1",
-             "--loglevel", "WARNING", "--without-heartbeat", "--without-mingle", "--without-gossip"],
-            cwd=REPO, env=env,
-        ))  # fmt: skip
-    try:
-        wait_for_port(port, process)
-        yield server
-    finally:
-        for running in processes:
-            running.terminate()
-        for running in processes:
-            try:
-                running.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                running.kill()
-        if dropped:
-            import psycopg
-
-            with psycopg.connect(database_url, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{dropped}" WITH (FORCE)')
+    with own_database(env, "pam_browser"):
+        server = LiveServer(url=f"http://127.0.0.1:{port}", env=env)
+        server.manage("migrate", "--noinput", "-v", "0")
+        server.manage("create_workspace", "new-co", "--name", "New Co", "--admin-email", ADMIN_EMAIL, "--admin-password", ADMIN_PASSWORD)
+        server.manage("create_workspace", "other-co", "--name", "Other Co", "--admin-email", OTHER_EMAIL, "--admin-password", OTHER_PASSWORD)
+        process = subprocess.Popen(
+            [
+                sys.executable, "-m", "uvicorn", "pam.asgi:application", "--host", "127.0.0.1", "--port", str(port),
+                "--lifespan", "off", "--no-server-header", "--log-level", "warning",
+            ],
+            cwd=REPO,
+            env=env,
+        )
+        processes = [process]
+        if env.get("CELERY_BROKER_URL"):
+            processes.append(subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "pam", "worker", "--pool", "solo", "--concurrency", "1",
+                 "--loglevel", "WARNING", "--without-heartbeat", "--without-mingle", "--without-gossip"],
+                cwd=REPO, env=env,
+            ))  # fmt: skip
+        try:
+            wait_for_port(port, process)
+            yield server
+        finally:
+            stop(processes)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -56,6 +57,40 @@ class LiveServer:
         return result.stdout
 
 
+@contextmanager
+def own_database(env: dict[str, str], prefix: str) -> Iterator[None]:
+    """The server's own database, named in `env`: a throwaway PostgreSQL database (dropped at
+    the end) when DATABASE_URL points at PostgreSQL, else a fresh SQLite file in its data
+    directory."""
+    database_url = os.environ.get("DATABASE_URL", "")
+    if not database_url.startswith(("postgres://", "postgresql://")):
+        env.pop("DATABASE_URL", None)
+        yield
+        return
+    import psycopg
+
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    env["DATABASE_URL"] = urlunsplit(urlsplit(database_url)._replace(path=f"/{name}"))
+    try:
+        yield
+    finally:
+        with psycopg.connect(database_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def stop(processes: list[subprocess.Popen[Any]]) -> None:
+    """Terminate every process, killing one that does not exit in 20 s."""
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 @pytest.fixture(scope="session")
 def live_server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     data_dir = tmp_path_factory.mktemp("e2e-data")
@@ -66,43 +101,21 @@ def live_server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Li
     # Short OAuth access tokens: the SDK's OAuth test sees its client refresh on its own.
     env["PAM_OAUTH_ACCESS_TOKEN_SECONDS"] = str(E2E_ACCESS_TOKEN_SECONDS)
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    database_url = os.environ.get("DATABASE_URL", "")
-    dropped: str | None = None
-    if database_url.startswith(("postgres://", "postgresql://")):
-        import psycopg
-
-        name = f"pam_e2e_{uuid.uuid4().hex[:8]}"
-        parts = urlsplit(database_url)
-        with psycopg.connect(database_url, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        env["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{name}"))
-        dropped = name
-    else:
-        env.pop("DATABASE_URL", None)
-
-    server = LiveServer(url=f"http://127.0.0.1:{port}", env=env)
-    server.manage("migrate", "--noinput", "-v", "0")
-    server.manage("setup_demo")
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "gunicorn", "pam.wsgi:application",
-            "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4",
-            "--worker-class", "gthread", "--log-level", "warning",
-        ],
-        cwd=REPO,
-        env=env,
-    )
-    try:
-        wait_for_port(port, process)
-        yield server
-    finally:
-        process.terminate()
+    with own_database(env, "pam_e2e"):
+        server = LiveServer(url=f"http://127.0.0.1:{port}", env=env)
+        server.manage("migrate", "--noinput", "-v", "0")
+        server.manage("setup_demo")
+        process = subprocess.Popen(
+            [
+                sys.executable, "-m", "gunicorn", "pam.wsgi:application",
+                "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4",
+                "--worker-class", "gthread", "--log-level", "warning",
+            ],
+            cwd=REPO,
+            env=env,
+        )
         try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        if dropped:
-            import psycopg
-
-            with psycopg.connect(database_url, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{dropped}" WITH (FORCE)')
+            wait_for_port(port, process)
+            yield server
+        finally:
+            stop([process])
