@@ -19,9 +19,14 @@ from typing import Any
 
 import tantivy
 
-from memory.engine import dense
+from memory.engine import dense, records
 from memory.engine.index import LoadedIndex, index_for
 from memory.engine.rank import (
+    ALIKE_ROWS,
+    ANCHOR_MIN_IDF,
+    ANSWERED_QUESTIONS,
+    ANCHOR_POSITION,
+    EXTREME_RELEVANCE,
     FACT_FLOOR,
     FOCUS_WEIGHT,
     HISTORY_WEIGHT,
@@ -49,6 +54,9 @@ from memory.engine.synonyms import SYNONYM_WEIGHT, synonyms
 from memory.engine.text import terms
 from memory.engine.triage import triage as triage_prompt
 from memory.engine.types import (
+    ANSWER,
+    HOP,
+    ROW,
     DocumentHit,
     EntityHit,
     FactHit,
@@ -70,6 +78,7 @@ MAX_DOCUMENTS = 3
 EXCERPT_CHARS = 700
 SUMMARY_FACTS = 3
 SUMMARY_CHARS = 420
+HOP_CANDIDATES = 10  # facts naming a bridge read per hop
 GRAPH_FACTS = 5  # the best facts whose entities are reported
 GRAPH_ENTITIES = 6
 GRAPH_RELATIONSHIPS = 8
@@ -128,7 +137,7 @@ def _docs_by_fact_id(index: LoadedIndex, fact_ids: list[int]) -> list[dict[str, 
     return [index.searcher.doc(address).to_dict() for _, address in hits]
 
 
-def _fact_hit(index: LoadedIndex, doc: dict[str, Any], relevance: float) -> FactHit:
+def _fact_hit(index: LoadedIndex, doc: dict[str, Any], relevance: float, linked: str = "") -> FactHit:
     section = index.sections.get(int(first(doc, "section_id", 0)), {})
     return FactHit(
         statement=first(doc, "statement", ""),
@@ -142,6 +151,7 @@ def _fact_hit(index: LoadedIndex, doc: dict[str, Any], relevance: float) -> Fact
         document_id=int(first(doc, "document_id", 0)),
         position=int(first(doc, "position", 0)),
         superseded=bool(first(doc, "superseded", 0)),
+        linked=linked,
     )
 
 
@@ -188,10 +198,14 @@ def retrieve(
 
     scored = rank_candidates(candidates, query, query_set, prompt, similarity)
     targeted, section_terms = target_sections(index, scored, query_set)
-    facts, seen_statements = _select(index, rank_final(scored, set(targeted)), limit)
+    facts, seen_statements = _select(index, rank_final(scored, set(targeted)), limit, query_set)
     _check(deadline)
     facts.sort(key=lambda f: -f.relevance_score)  # stable: rank order breaks ties
+    facts = _with_answers(index, facts, seen_statements)
+    facts = _with_extreme(index, prompt, scored, facts, seen_statements, limit)
+    facts = _with_anchor(index, query, prompt, scored, facts, seen_statements, hiding_in)
     facts = _second_hop(index, query, facts, prompt, seen_statements, limit, hiding_in)
+    facts.sort(key=lambda f: -f.relevance_score)  # a chain's facts rank by what they hold together
     _check(deadline)
 
     phase1, searched = _phase1(index, targeted, section_terms, query_set, facts)
@@ -213,14 +227,8 @@ def retrieve(
 
 
 def _found_terms(index: LoadedIndex, facts: list[FactHit]) -> list[tuple[set[str], set[str]]]:
-    """Each fact's terms and context terms (its headings, title and date), as ranking saw them."""
-    return [
-        (
-            set(first(doc, "terms", "").split()),
-            set(first(doc, "context", "").split()) | date_terms(first(doc, "effective_date", "")),
-        )
-        for doc in _docs_by_fact_id(index, [f.fact_id for f in facts])
-    ]
+    """Each fact's terms and context terms, as ranking saw them."""
+    return _doc_terms(_docs_by_fact_id(index, [f.fact_id for f in facts]))
 
 
 def candidate_search(
@@ -266,21 +274,130 @@ def target_sections(
     return targeted, section_terms
 
 
-def _select(index: LoadedIndex, final: list[Scored], limit: int) -> tuple[list[FactHit], set[str]]:
-    """The best candidates over the floor, one per statement, and the statements taken."""
+def _select(
+    index: LoadedIndex, final: list[Scored], limit: int, query_set: set[str]
+) -> tuple[list[FactHit], set[str]]:
+    """The best candidates over the floor, one per statement and at most ALIKE_ROWS rows of
+    a table matching by the same words, and the statements taken."""
     facts: list[FactHit] = []
     seen_statements: set[str] = set()
+    alike: dict[tuple[int, frozenset[str]], int] = defaultdict(int)
     for _, relevance, doc in final:
         if relevance < FACT_FLOOR:
             continue
         norm = first(doc, "statement", "").strip().lower()
         if norm in seen_statements:
             continue
+        if records.cells(first(doc, "statement", "")):
+            key = (int(first(doc, "document_id", 0)), frozenset(set(first(doc, "terms", "").split()) & query_set))
+            alike[key] += 1
+            if alike[key] > ALIKE_ROWS:
+                continue
         seen_statements.add(norm)
         facts.append(_fact_hit(index, doc, relevance))
         if len(facts) >= limit:
             break
     return facts, seen_statements
+
+
+def _with_answers(index: LoadedIndex, facts: list[FactHit], seen: set[str]) -> list[FactHit]:
+    """A question among the first facts ("Who do I call if Frostline is down?", in an FAQ or
+    a conversation) followed by the statement after it in its document, its answer."""
+    asked = [f for f in facts[:ANSWERED_QUESTIONS] if f.statement.rstrip().endswith("?")]
+    if not asked:
+        return facts
+    wanted = {(f.document_id, f.position + 1): f for f in asked}
+    rows = Fact.objects.filter(
+        document_id__in={d for d, _ in wanted}, position__in={p for _, p in wanted}, section__isnull=False
+    ).values_list("id", "document_id", "position")
+    answer_of = {wanted[(d, p)].fact_id: fid for fid, d, p in rows if (d, p) in wanted}
+    docs = {int(first(doc, "fact_id", 0)): doc for doc in _docs_by_fact_id(index, list(answer_of.values()))}
+    out: list[FactHit] = []
+    for fact in facts:
+        if any(fact.statement == o.statement for o in out):
+            continue  # the answer of an earlier question, already placed
+        out.append(fact)
+        doc = docs.get(answer_of.get(fact.fact_id, -1))
+        if doc is None:
+            continue
+        statement = first(doc, "statement", "")
+        out = [o for o in out if o.statement != statement]
+        seen.add(statement.strip().lower())
+        out.append(_fact_hit(index, doc, fact.relevance_score * HOP_DECAY, linked=ANSWER))
+    return out
+
+
+def _with_extreme(
+    index: LoadedIndex, prompt: str, scored: list[Scored], facts: list[FactHit], seen: set[str], limit: int
+) -> list[FactHit]:
+    """A superlative prompt ("our oldest customer") answered by a table's extreme row
+    (`records.extreme_row`): that row first, the other facts after it."""
+    ordered = sorted(scored, key=lambda item: -item[0])
+    row = records.extreme_row(index, prompt, [doc for _, _, doc in ordered])
+    if row is None:
+        return facts
+    fact_id = int(first(row, "fact_id", 0))
+    relevance = next((rel for _, rel, doc in scored if int(first(doc, "fact_id", 0)) == fact_id), 0.0)
+    seen.add(first(row, "statement", "").strip().lower())
+    rest = [f for f in facts if f.fact_id != fact_id]
+    return [_fact_hit(index, row, max(relevance, EXTREME_RELEVANCE), linked=ROW), *rest][:limit]
+
+
+def _with_anchor(
+    index: LoadedIndex,
+    query: list[QueryTerm],
+    prompt: str,
+    scored: list[Scored],
+    facts: list[FactHit],
+    seen: set[str],
+    hiding_in: Workspace | None,
+) -> list[FactHit]:
+    """The record the prompt names (`_anchor`) and the fact one hop from it, placed at
+    ANCHOR_POSITION, when the record is not among the facts the second hop follows ("the
+    discount Kestrel Seafoods gets" → its row, tier Gold → the Gold discount). Nothing
+    changes when the hop finds nothing: the record alone was not good enough to be there."""
+    anchor = _anchor(query, sorted(scored, key=lambda item: -item[0]))
+    if anchor is None:
+        return facts
+    _, relevance, doc = anchor
+    fact_id = int(first(doc, "fact_id", 0))
+    if any(f.fact_id == fact_id for f in facts[:HOP_PARENTS]):
+        return facts
+    statement = first(doc, "statement", "").strip().lower()
+    # A fact already listed may be the hop's: it then moves up beside its record.
+    hop = _hop_from(index, query, fact_id, prompt.lower(), {statement}, hiding_in)
+    if hop is None:
+        return facts
+    chain, candidate = hop
+    found = {statement, first(candidate, "statement", "").strip().lower()}
+    seen.update(found)
+    rest = [f for f in facts if f.statement.strip().lower() not in found]
+    # Both at the chain's relevance (less HOP_DECAY, as a hop's): the record is there for it.
+    pair = [
+        _fact_hit(index, doc, max(relevance, chain * HOP_DECAY)),
+        _fact_hit(index, candidate, chain * HOP_DECAY, linked=HOP),
+    ]
+    return [*rest[:ANCHOR_POSITION], *pair, *rest[ANCHOR_POSITION:]]
+
+
+def _anchor(query: list[QueryTerm], ordered: list[Scored]) -> Scored | None:
+    """The one record whose values hold the most of the prompt's IDF weight, at least
+    ANCHOR_MIN_IDF and more than any other record's (a name only it holds)."""
+    weights = {q.term: q.idf for q in query if q.weight >= 1.0}
+    best: Scored | None = None
+    best_weight = runner_up = 0.0
+    for item in ordered:
+        row = records.cells(first(item[2], "statement", ""))
+        if not row:
+            continue
+        weight = sum(weights.get(t, 0.0) for t in set(terms(" ".join(row.values()))))
+        if weight > best_weight:
+            best, best_weight, runner_up = item, weight, best_weight
+        elif weight > runner_up:
+            runner_up = weight
+    if best is None or best_weight < ANCHOR_MIN_IDF or best_weight <= runner_up:
+        return None
+    return best
 
 
 def _phase1(
@@ -329,54 +446,103 @@ def _second_hop(
         out.append(parent)
         if position >= HOP_PARENTS or parent.relevance_score < HOP_MIN_PARENT or added >= HOP_MAX_ADDED:
             continue
-        labels, parent_terms = _bridges(index, parent.fact_id, lowered)
-        # What the parent fact leaves unanswered is what the hop must bring.
-        remaining = [
-            q for q in query
-            if q.weight >= 1.0 and q.term not in parent_terms and not parent_terms & synonyms(q.term)
-        ]
-        if not remaining:
+        best = _hop_from(index, query, parent.fact_id, lowered, seen, hiding_in)
+        if best is None:
             continue
-        for label in labels:
-            label_terms = terms(label)
-            if not label_terms:
-                continue
-            hop_query = [QueryTerm(t, 1.0, index.idf(t)) for t in label_terms] + [
-                QueryTerm(q.term, 1.0, q.idf) for q in remaining if q.term not in label_terms
-            ]
-            must = [
-                (tantivy.Occur.Must, tantivy.Query.term_query(index.index.schema, "terms", t)) for t in label_terms
-            ]
-            should = [
-                (tantivy.Occur.Should, tantivy.Query.term_query(index.index.schema, "terms", term))
-                for q in hop_query[len(label_terms) :]
-                for term in (q.term, *synonyms(q.term))
-            ]
-            hits = index.searcher.search(tantivy.Query.boolean_query(must + should), 10).hits
-            candidates = [(0.0, index.searcher.doc(address).to_dict()) for _, address in hits]
-            if hiding_in is not None:
-                candidates = _visible(hiding_in, candidates)
-            best: tuple[float, dict[str, Any]] | None = None
-            for _, candidate in candidates:
-                statement = first(candidate, "statement", "")
-                if statement.strip().lower() in seen:
-                    continue
-                own_terms = set(first(candidate, "terms", "").split())
-                # It must add something the question asked beyond naming the entity.
-                if not any(q.term in own_terms or own_terms & synonyms(q.term) for q in remaining):
-                    continue
-                cov = coverage(hop_query, own_terms, set(first(candidate, "context", "").split()))
-                if best is None or cov > best[0]:
-                    best = (cov, candidate)
-            if best is None or best[0] < HOP_MIN_COVERAGE:
-                continue
-            cov, candidate = best
-            statement = first(candidate, "statement", "")
-            seen.add(statement.strip().lower())
-            out.append(_fact_hit(index, candidate, min(parent.relevance_score, cov) * HOP_DECAY))
-            added += 1
-            break
+        chain, candidate = best
+        seen.add(first(candidate, "statement", "").strip().lower())
+        out.append(_fact_hit(index, candidate, chain * HOP_DECAY, linked=HOP))
+        added += 1
     return out[:limit]
+
+
+def _hop_from(
+    index: LoadedIndex, query: list[QueryTerm], fact_id: int, prompt_lower: str, seen: set[str], hiding_in: Workspace | None
+) -> tuple[float, dict[str, Any]] | None:
+    """The best fact one hop from the fact `fact_id`, through the entities and record values
+    it names, that brings what it leaves unanswered; with the share of the prompt the two
+    hold together (the chain's relevance)."""
+    labels, parent = _bridges(index, fact_id, prompt_lower)
+    parent_terms = set(first(parent, "terms", "").split())
+    remaining = [
+        q for q in query if q.weight >= 1.0 and q.term not in parent_terms and not parent_terms & synonyms(q.term)
+    ]
+    if not remaining:
+        return None
+    best: tuple[float, dict[str, Any]] | None = None
+    for label in labels:
+        found = _hop_fact(index, label, remaining, seen, hiding_in)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+    if best is None:
+        return None
+    return joint_coverage(query, _doc_terms([parent, best[1]])), best[1]
+
+
+def _doc_terms(docs: list[dict[str, Any]]) -> list[tuple[set[str], set[str]]]:
+    """Each index document's terms and context terms (its headings, title and date)."""
+    return [
+        (
+            set(first(doc, "terms", "").split()),
+            set(first(doc, "context", "").split()) | date_terms(first(doc, "effective_date", "")),
+        )
+        for doc in docs
+    ]
+
+
+def _hop_fact(
+    index: LoadedIndex, label: str, remaining: list[QueryTerm], seen: set[str], hiding_in: Workspace | None
+) -> tuple[float, dict[str, Any]] | None:
+    """The best fact naming `label` that also holds what the parent fact left unanswered, with
+    its coverage of the hop query, or None under HOP_MIN_COVERAGE. Words of the question that
+    no fact naming the label holds ("put ... on hold" for "freeze") were the first hop's, in
+    other words: the coverage is measured over the words some such fact holds."""
+    label_terms = terms(label)
+    if not label_terms:
+        return None
+    hop_rest = [QueryTerm(q.term, 1.0, q.idf) for q in remaining if q.term not in label_terms]
+    # The label in the statement or in its headings ("Sales offices > North America").
+    must = [
+        (
+            tantivy.Occur.Must,
+            tantivy.Query.boolean_query(
+                [(tantivy.Occur.Should, tantivy.Query.term_query(index.index.schema, field, t)) for field in ("terms", "context")]
+            ),
+        )
+        for t in label_terms
+    ]
+    should = [
+        (tantivy.Occur.Should, tantivy.Query.term_query(index.index.schema, "terms", term))
+        for q in hop_rest
+        for term in (q.term, *synonyms(q.term))
+    ]
+    hits = index.searcher.search(tantivy.Query.boolean_query(must + should), HOP_CANDIDATES).hits
+    candidates = [(0.0, index.searcher.doc(address).to_dict()) for _, address in hits]
+    if hiding_in is not None:
+        candidates = _visible(hiding_in, candidates)
+    held: list[tuple[dict[str, Any], set[str]]] = []
+    for _, candidate in candidates:
+        if first(candidate, "statement", "").strip().lower() in seen:
+            continue
+        own_terms = set(first(candidate, "terms", "").split())
+        held.append((candidate, own_terms))
+    answerable = [q for q in hop_rest if any(q.term in own or own & synonyms(q.term) for _, own in held)]
+    if not answerable:
+        return None  # it must add something the question asked beyond naming the entity
+    hop_query = [QueryTerm(t, 1.0, index.idf(t)) for t in label_terms] + answerable
+    best: tuple[float, int, dict[str, Any]] | None = None
+    for candidate, own_terms in held:
+        if not any(q.term in own_terms or own_terms & synonyms(q.term) for q in answerable):
+            continue
+        cov = coverage(hop_query, own_terms, set(first(candidate, "context", "").split()))
+        # Between equals, the fact about the entity ("Ana, Head of Ops, reports to Bo") before
+        # one that only mentions it ("Cy reports to Ana"): the label nearer the start wins.
+        at = first(candidate, "terms", "").split().index(label_terms[0]) if label_terms[0] in own_terms else len(own_terms)
+        if best is None or (cov, -at) > (best[0], -best[1]):
+            best = (cov, at, candidate)
+    if best is None or best[0] < HOP_MIN_COVERAGE:
+        return None
+    return best[0], best[2]
 
 
 def _visible(workspace: Workspace, found: list[tuple[float, dict[str, Any]]]) -> list[tuple[float, dict[str, Any]]]:
@@ -391,18 +557,21 @@ def _visible(workspace: Workspace, found: list[tuple[float, dict[str, Any]]]) ->
     return [(score, doc) for score, doc in found if int(first(doc, "fact_id", 0)) in kept]
 
 
-def _bridges(index: LoadedIndex, fact_id: int, prompt_lower: str) -> tuple[list[str], set[str]]:
-    """Entities the fact names that the prompt does not, and the fact's own terms."""
+def _bridges(index: LoadedIndex, fact_id: int, prompt_lower: str) -> tuple[list[str], dict[str, Any]]:
+    """Entities and record values the fact names that the prompt does not, and its index
+    document."""
     hits = index.searcher.search(tantivy.Query.term_query(index.index.schema, "fact_id", fact_id), 1).hits
     if not hits:
-        return [], set()
+        return [], {}
     doc = index.searcher.doc(hits[0][1]).to_dict()
     labels = []
     for value in doc.get("entities") or []:
         label, _, etype = value.rpartition("|")
         if etype in HOP_LABEL_TYPES and label.lower() not in prompt_lower:
             labels.append(label)
-    return labels, set(first(doc, "terms", "").split())
+    # A record's values name what it links to ("tier: Gold", "location: Toronto office").
+    labels += [v for v in records.bridge_values(first(doc, "statement", ""), prompt_lower) if v not in labels]
+    return labels, doc
 
 
 def summary(facts: list[FactHit], coverage: str) -> str:

@@ -50,6 +50,7 @@ _GROUPS = [
     "unhappy dissatisfied complaint complain",
     "fast quick speed latency",
     "vendor supplier provider",
+    "warehouse depot site sites store facility",
     "remote home wfh",
     "laptop computer machine hardware device",
     "sick ill illness",

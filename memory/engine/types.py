@@ -31,6 +31,9 @@ class Phase1:
     targeted_sections: list[TargetedSection] = field(default_factory=list)
 
 
+HOP, ROW, ANSWER = "hop", "row", "answer"  # FactHit.linked
+
+
 @dataclass
 class FactHit:
     statement: str
@@ -45,6 +48,10 @@ class FactHit:
     position: int
     superseded: bool = False
     reference: str | None = None  # an agent memory's reference (SPEC §2.4), from the live layer
+    # How it was reached when not by its own words (memory.engine.search): "hop" through an
+    # entity or a record's value another fact names, "row" a table's row a superlative picks,
+    # "answer" the statement after a question found; "" by its own words.
+    linked: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         extra = {"memory_reference": self.reference} if self.reference else {}

@@ -7,6 +7,10 @@ Each channel-day file is one document of `fmt="messages"` at "<channel>/<date>.j
 profile), in authors and inside text (`<@U123>` → "@Ana Ruiz"); Slack's other markup (channel
 links, URLs, `&amp;`) becomes plain text. Thread replies (and the root of a thread) carry the
 root's first words as their `thread`. Joins, leaves and other channel events are left out.
+
+`users.json` is also a document of its own, "Slack members": one record per member (name,
+title, display name, e-mail, phone, time zone), so a question about someone's job title or
+team is answered from the chat's own directory (SPEC §2.3; issue 16 point 2).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from memory.sources.archive import ArchiveError, SafeZip, expansion_limit, open_zip
-from memory.sources.base import Item, Message, RawDocument, Skipped, messages_text
+from memory.sources.base import Item, Message, RawDocument, Skipped, messages_text, record_line
 
 USERS = "users.json"
 CHANNELS = "channels.json"
@@ -85,6 +89,33 @@ def _user_name(user: dict[str, Any]) -> str:
         if isinstance(value, str) and value.strip():
             return " ".join(value.split())
     return str(user.get("id") or "")
+
+
+MEMBERS_TITLE = "Slack members"
+
+
+def members_document(rows: list[dict[str, Any]], path: str) -> RawDocument | None:
+    """The export's member directory as records, people only (no bots, no deleted members)."""
+    lines = []
+    for user in rows:
+        if user.get("deleted") is True or user.get("is_bot") is True:
+            continue
+        found = user.get("profile")
+        profile: dict[str, Any] = found if isinstance(found, dict) else {}
+        cells = [
+            ("Name", _user_name(user)),
+            ("Title", profile.get("title")),
+            ("Display name", profile.get("display_name")),
+            ("Email", profile.get("email")),
+            ("Phone", profile.get("phone")),
+            ("Time zone", user.get("tz_label") or user.get("tz")),
+        ]
+        line = record_line([(name, value) for name, value in cells if isinstance(value, str) and value.strip()])
+        if line:
+            lines.append(line)
+    if not lines:
+        return None
+    return RawDocument(path=path, title=MEMBERS_TITLE, text="\n".join([f"# {MEMBERS_TITLE}", "", *lines]) + "\n")
 
 
 def render(text: str, users: dict[str, str], channels: dict[str, str]) -> str:
@@ -167,6 +198,9 @@ def read_export(names: list[str], read: Read, prefix: str) -> Iterator[Item]:
         if problem:
             yield problem
         users = {str(u["id"]): _user_name(u) for u in rows if u.get("id")}
+        directory = members_document(rows, prefix + USERS)
+        if directory is not None:
+            yield directory
     else:
         yield Skipped(prefix + USERS, "missing from the Slack export: user ids are not resolved to names", error=True)
     channels: dict[str, str] = {}

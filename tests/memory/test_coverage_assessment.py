@@ -5,9 +5,18 @@ sentence follows the assessment."""
 from __future__ import annotations
 
 from memory.engine import retrieve
-from memory.engine.rank import JOINT_PARTIAL_FROM, MINIMAL_BELOW, QueryTerm, assess, joint_coverage
+from dataclasses import replace
+
+from memory.engine.rank import (
+    JOINT_PARTIAL_FROM,
+    LINKED_PARTIAL_FROM,
+    MINIMAL_BELOW,
+    QueryTerm,
+    assess,
+    joint_coverage,
+)
 from memory.engine.search import summary
-from memory.engine.types import FactHit
+from memory.engine.types import ANSWER, HOP, FactHit
 from memory.models import Workspace
 
 LOOSELY = "Only loosely related context was found"
@@ -30,6 +39,16 @@ def test_facts_that_hold_the_prompt_together_are_partial_though_none_does_alone(
     facts = [fact("Refunds need CFO approval.", WEAK), fact("Dana Ortiz leads Platform Engineering.", WEAK)]
 
     assert assess(facts, JOINT_PARTIAL_FROM) == "partial"
+
+
+def test_a_chain_of_facts_holding_enough_together_is_partial() -> None:
+    parent = fact("Ana Ruiz approved the refit freeze.", WEAK)
+    hop = replace(fact("Name: Ana Ruiz; Title: Chief Operating Officer; Team: Executive", WEAK), linked=HOP)
+
+    assert assess([parent, hop], LINKED_PARTIAL_FROM) == "partial"
+    assert assess([parent, replace(hop, linked="")], LINKED_PARTIAL_FROM) == "minimal"  # no chain
+    assert assess([parent, replace(hop, linked=ANSWER)], LINKED_PARTIAL_FROM) == "minimal"  # next to, not linked
+    assert assess([parent, hop], LINKED_PARTIAL_FROM - 0.05) == "minimal"  # a chain holding too little
 
 
 def test_joint_coverage_pools_the_terms_of_every_fact() -> None:

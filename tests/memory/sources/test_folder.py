@@ -84,6 +84,7 @@ def test_auto_reads_every_type_and_layout_in_one_folder(tmp_path: Path) -> None:
         "mail/team.mbox/2",
         "mail/team.mbox/3",
         "wiki.zip/Wiki 0123456789abcdef0123456789abcdef.md",
+        "chat/users.json",
         "chat/general/2025-03-03.json",
         "chat/general/2025-03-04.json",
         "chat/engineering/2025-03-05.json",
@@ -112,7 +113,7 @@ def test_it_works_end_to_end(tmp_path: Path, sync: Callable[..., PipelineRun]) -
 
     assert run.status == PipelineRun.Status.COMPLETED, run.errors
     assert run.errors == []
-    assert Document.objects.count() == 15
+    assert Document.objects.count() == 16  # 15 files and the Slack export's member directory
 
 
 def test_import_source_accepts_every_new_kind(workspace: Workspace, tmp_path: Path) -> None:
@@ -121,5 +122,5 @@ def test_import_source_accepts_every_new_kind(workspace: Workspace, tmp_path: Pa
 
     call_command("import_source", str(archive), workspace="acme", kind="slack", stdout=out, stderr=StringIO())
 
-    assert "3 documents" in out.getvalue()
+    assert "4 documents" in out.getvalue()  # three channel-days and the member directory
     assert Source.objects.get(workspace=workspace).kind == "slack"

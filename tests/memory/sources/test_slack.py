@@ -19,8 +19,16 @@ def ts(day: int, hour: int, minute: int = 0) -> str:
 
 
 USERS = [
-    {"id": "U01ANA", "name": "ana", "real_name": "Ana Ruiz", "profile": {"real_name": "Ana Ruiz", "display_name": "ana"}},
+    {
+        "id": "U01ANA",
+        "name": "ana",
+        "real_name": "Ana Ruiz",
+        "tz_label": "Central European Time",
+        "profile": {"real_name": "Ana Ruiz", "display_name": "ana", "title": "Head of Product, Platform", "email": "ana@acme.test"},
+    },
     {"id": "U02BO", "name": "bo", "profile": {"real_name": "", "display_name": "Bo Chen"}},
+    {"id": "U03BOT", "name": "deploy", "is_bot": True, "profile": {"real_name": "Deploy Bot"}},
+    {"id": "U04OLD", "name": "gone", "deleted": True, "profile": {"real_name": "Old Timer", "title": "Intern"}},
 ]
 CHANNELS = [
     {"id": "C01GEN", "name": "general", "purpose": {"value": "Company-wide announcements"}},
@@ -75,7 +83,12 @@ def zip_folder(folder: Path, target: Path, *, top: str = "") -> Path:
 
 def check_export(items: list[Any], prefix: str = "") -> None:
     docs = documents(items)
-    assert set(docs) == {f"{prefix}general/2025-03-03.json", f"{prefix}general/2025-03-04.json", f"{prefix}engineering/2025-03-05.json"}
+    assert set(docs) == {
+        f"{prefix}users.json",
+        f"{prefix}general/2025-03-03.json",
+        f"{prefix}general/2025-03-04.json",
+        f"{prefix}engineering/2025-03-05.json",
+    }
     day1 = docs[f"{prefix}general/2025-03-03.json"]
     assert day1.title == "#general 2025-03-03"
     assert day1.doc_date == dt.date(2025, 3, 3)
@@ -113,6 +126,17 @@ def test_thread_replies_carry_the_root_even_on_a_later_day(tmp_path: Path) -> No
     assert day2[1].text == "Deployed billing v2.4 to production run 7"
 
 
+def test_the_member_directory_is_a_document_of_records_with_titles_people_only(tmp_path: Path) -> None:
+    directory = documents(read("slack", write_export(tmp_path / "export")))["users.json"]
+
+    assert directory.title == "Slack members"
+    assert directory.text.splitlines()[2:] == [
+        "- Name: Ana Ruiz; Title: Head of Product, Platform; Display name: ana; Email: ana@acme.test; "
+        "Time zone: Central European Time",
+        "- Name: Bo Chen; Display name: Bo Chen",
+    ]
+
+
 def test_an_unknown_user_takes_the_name_from_the_message_profile(tmp_path: Path) -> None:
     docs = documents(read("slack", write_export(tmp_path / "export")))
 
@@ -130,7 +154,7 @@ def test_a_bad_day_file_and_a_missing_users_file_are_errors_and_the_rest_comes_t
     assert set(errors(items)) == {"users.json", "general/2025-03-06.json", "general/2025-03-07.json"}
     assert set(skipped(items)) == {"general/notes.txt"}
     docs = documents(items)
-    assert len(docs) == 3
+    assert len(docs) == 3  # the day files: no users.json, no member directory
     # Without users.json, ids stay ids: nothing is made up.
     assert (docs["general/2025-03-03.json"].messages or [])[0].author == "U01ANA"
 

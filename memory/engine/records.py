@@ -1,0 +1,228 @@
+"""Structured records at query time (SPEC §2.3; issue 16 point 2).
+
+A table row or a JSON object is stored as one fact, "Column: value; Column: value"
+(`memory.sources.base.record_line`). Read back here as typed cells, a table answers what its
+rows hold together: a superlative or an extreme ("our oldest customer", "the warehouse with the
+most pallet positions", "the earliest MOT date") is the row with the smallest or largest value
+of the column the prompt names, and a row's values ("Gold", "Toronto office", a manager's
+name) are the bridges of a second hop (`memory.engine.search`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import tantivy
+
+from memory.engine.index import LoadedIndex
+from memory.engine.rank import first
+from memory.engine.synonyms import synonyms
+from memory.engine.text import terms
+
+RECORD_MIN_CELLS = 3  # fewer "name: value" cells make a sentence, not a record
+TABLE_ROWS = 5000  # rows of one table read to find an extreme (a larger table answers from these)
+TYPED_SHARE = 0.8  # a column is a date or a number column when this share of its values are
+TABLES_TRIED = 3  # the tables whose rows rank best among the candidates
+NAME_MATCH = 2.0  # a column whose name the prompt uses ("pallet capacity", "MOT due")
+KIND_MATCH = 1.0  # a column of the kind the superlative implies ("oldest" → a start date)
+TABLE_MATCH = 1.0  # per prompt word in the table's title, headings or column names
+
+_CELL = re.compile(r"^(?P<name>[^:;]{1,60}): (?P<value>.+)$")
+_DATE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
+_NUMBER = re.compile(r"^[£$€]?\s*(-?\d[\d,]*(?:\.\d+)?)\s*(?:%|[kKmM])?$")
+
+# Superlatives, by the end of the column they pick. Words that are superlatives only with a
+# column named beside them ("the first ...", "the most ...") are in WEAK: they never fall back
+# to a column chosen by its kind alone.
+# For a date column "longest" means the earliest start ("a customer the longest"); for a
+# number column the largest value ("the longest route").
+_SMALLEST = {"smallest", "lowest", "fewest", "least", "cheapest", "shortest"}
+_LARGEST = {"biggest", "largest", "highest", "greatest", "most", "top", "longest"}
+_EARLIEST = {"oldest", "earliest", "longest", "first", "soonest"}
+_LATEST = {"newest", "latest", "youngest", "recent", "recently", "last"}
+_WEAK = {"first", "most", "least", "top", "last", "recent", "latest"}
+_WORD = re.compile(r"[a-z][a-z-]*")
+# "Customer the longest": a duration of a relationship is measured from its start date.
+_SINCE_WORDS = {"longest", "oldest", "newest", "earliest", "youngest", "recently"}
+_START_NAMES = ("sign", "start", "since", "join", "open", "found", "creat", "establish", "incorporat", "hire", "began")
+_SIZE_NAMES = ("capacity", "size", "value", "revenue", "area", "headcount", "volume", "amount", "total", "seats", "arr")
+_SIZE_WORDS = {"biggest", "largest", "smallest"}
+
+
+def cells(statement: str) -> dict[str, str]:
+    """The "name: value" cells of a record fact, or {} when it is not one. A title that
+    `record_line`'s caller put before the first cell ("Staff directory: Name: …") is dropped."""
+    parts = statement.split("; ")
+    if len(parts) < RECORD_MIN_CELLS:
+        return {}
+    found: dict[str, str] = {}
+    for part in parts:
+        if ": " not in part:
+            return {}
+        name, _, value = part.rpartition(": ")
+        name = name.rpartition(": ")[2].strip()
+        if not _CELL.match(f"{name}: {value}"):
+            return {}
+        found[name] = value.strip()
+    return found
+
+
+def typed(value: str) -> tuple[str, float] | None:
+    """("date", ordinal) for an ISO date or month, ("number", value) for an amount; else None."""
+    match = _DATE.match(value)
+    if match:
+        year, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3) or 1)
+        try:
+            return "date", float(dt.date(year, month, day).toordinal())
+        except ValueError:
+            return None
+    match = _NUMBER.match(value.strip())
+    if match:
+        return "number", float(match.group(1).replace(",", ""))
+    return None
+
+
+@dataclass
+class Superlative:
+    words: list[str]  # the prompt's superlative words, in order ("most", "recent")
+
+    @property
+    def word(self) -> str:
+        return self.words[0]
+
+    def largest(self, kind: str) -> bool | None:
+        """Whether the largest value of a column of this kind answers ("the most recent" date,
+        "the most" pallets); None: no word of the prompt applies to that kind."""
+        for word in self.words:
+            if kind == "date" and word in _LATEST | _EARLIEST:
+                return word in _LATEST
+            if kind == "number" and word in _LARGEST | _SMALLEST:
+                return word in _LARGEST
+        return None
+
+    @property
+    def weak(self) -> bool:
+        return all(word in _WEAK for word in self.words)
+
+    def applies(self, words: set[str]) -> bool:
+        return any(word in words for word in self.words)
+
+
+def superlative(prompt: str) -> Superlative | None:
+    """The superlative the prompt asks for, if any ("Who has been a customer the longest?")."""
+    found = [w for w in _WORD.findall(prompt.lower()) if w in _SMALLEST | _LARGEST | _EARLIEST | _LATEST]
+    return Superlative(found) if found else None
+
+
+def _table_rows(index: LoadedIndex, document_id: int) -> list[dict[str, Any]]:
+    query = tantivy.Query.term_query(index.index.schema, "document_id", document_id)
+    hits = index.searcher.search(query, TABLE_ROWS).hits
+    return [index.searcher.doc(address).to_dict() for _, address in hits]
+
+
+def _column_score(name: str, kind: str, wanted: Superlative, prompt_terms: set[str]) -> float:
+    if wanted.largest(kind) is None:
+        return 0.0
+    named = len(set(terms(name)) & prompt_terms) * NAME_MATCH
+    if named:
+        return named
+    if wanted.weak:
+        return 0.0
+    lowered = name.lower()
+    if kind == "date" and wanted.applies(_SINCE_WORDS) and any(s in lowered for s in _START_NAMES):
+        return KIND_MATCH
+    if kind == "number" and wanted.applies(_SIZE_WORDS) and any(s in lowered for s in _SIZE_NAMES):
+        return KIND_MATCH
+    return 0.0
+
+
+def extreme_row(index: LoadedIndex, prompt: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The record answering a superlative prompt: among the tables whose rows are candidates,
+    the column the prompt names (or, for "oldest"/"biggest" alone, a start date or a size),
+    and the row holding its smallest or largest value. A prompt word that some rows' values
+    hold and others do not ("our *seafood* customers") narrows the rows first."""
+    wanted = superlative(prompt)
+    if wanted is None:
+        return None
+    prompt_terms = set(terms(prompt))
+    tables: list[int] = []
+    for doc in candidates:
+        did = int(first(doc, "document_id", 0))
+        if did not in tables and cells(first(doc, "statement", "")):
+            tables.append(did)
+        if len(tables) >= TABLES_TRIED:
+            break
+    asked = prompt_terms | {alias for term in prompt_terms for alias in synonyms(term)}
+    best: tuple[float, str, str, list[tuple[dict[str, Any], dict[str, str]]]] | None = None
+    for did in tables:
+        rows = [(doc, cells(first(doc, "statement", ""))) for doc in _table_rows(index, did)]
+        rows = [(doc, row) for doc, row in rows if row]
+        if not rows:
+            continue
+        kinds = _column_kinds(rows)
+        # The table's own words (its title and headings, its column names) the prompt uses.
+        own = set(first(rows[0][0], "context", "").split()) | set(terms(" ".join(rows[0][1])))
+        table_score = len(asked & own) * TABLE_MATCH
+        for name, kind in kinds.items():
+            score = _column_score(name, kind, wanted, prompt_terms)
+            # A column chosen by its kind alone needs a table the prompt is about.
+            if score >= NAME_MATCH or (score > 0 and table_score > 0):
+                if best is None or score + table_score > best[0]:
+                    best = (score + table_score, name, kind, rows)
+    if best is None:
+        return None
+    _, column, kind, rows = best
+    rows = _narrowed(rows, prompt_terms - set(terms(column)))
+    valued = [(value, doc) for doc, row in rows if (value := typed(row.get(column, ""))) is not None]
+    if not valued:
+        return None
+    pick = max if wanted.largest(kind) else min
+    return pick(valued, key=lambda item: item[0][1])[1]
+
+
+def _column_kinds(rows: list[tuple[dict[str, Any], dict[str, str]]]) -> dict[str, str]:
+    """The date and number columns of a table: those whose values are mostly of one kind."""
+    counts: dict[str, dict[str, int]] = {}
+    for _, row in rows:
+        for name, value in row.items():
+            value_type = typed(value)
+            tally = counts.setdefault(name, {"date": 0, "number": 0, "all": 0})
+            tally["all"] += 1
+            if value_type is not None:
+                tally[value_type[0]] += 1
+    kinds: dict[str, str] = {}
+    for name, tally in counts.items():
+        for kind in ("date", "number"):
+            if tally["all"] >= 2 and tally[kind] >= TYPED_SHARE * tally["all"]:
+                kinds[name] = kind
+    return kinds
+
+
+def _narrowed(
+    rows: list[tuple[dict[str, Any], dict[str, str]]], prompt_terms: set[str]
+) -> list[tuple[dict[str, Any], dict[str, str]]]:
+    holding: dict[str, list[tuple[dict[str, Any], dict[str, str]]]] = {}
+    for item in rows:
+        value_terms = set(terms(" ".join(item[1].values())))
+        for term in value_terms & prompt_terms:
+            holding.setdefault(term, []).append(item)
+    narrowing = [group for group in holding.values() if 0 < len(group) < len(rows)]
+    if not narrowing:
+        return rows
+    return min(narrowing, key=len)
+
+
+def bridge_values(statement: str, prompt_lower: str) -> list[str]:
+    """A record's values that can lead a second hop: names, not numbers, dates or addresses,
+    and not what the prompt already says."""
+    out = []
+    for value in cells(statement).values():
+        if typed(value) is not None or "@" in value or sum(c.isdigit() for c in value) > len(value) // 3:
+            continue
+        if value.lower() in prompt_lower or not terms(value):
+            continue
+        out.append(value)
+    return out

@@ -1,0 +1,158 @@
+"""Structured records, chains of facts and answers to questions in the engine (SPEC §2.3;
+issue 16 points 2 and 3): a company's tables answer superlatives, a record the prompt names
+leads to what its values link to, an FAQ's question brings its answer, rows matching only by
+their column names give way, and a chain of facts counts as an answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memory.engine import Retrieval, retrieve
+from memory.models import Source, Workspace
+from memory.pipelines.sync import source_sync
+from tests.conftest import run_create
+
+CUSTOMERS = """customer_id,customer_name,hq_city,signup_date,annual_value_gbp,tier,account_owner
+C-1,Bluefin Dairies Ltd,Carlisle,2015-03-02,880000,Silver,Priya Natarajan
+C-2,Orchard Lane Bakeries,Truro,2009-11-09,310000,Bronze,Tomas Reyes
+C-3,Kittiwake Seafoods Ltd,Whitby,2012-04-02,1240000,Gold,Priya Natarajan
+C-4,Juniper Pharma UK,Reading,2021-12-01,4150000,Platinum,Tomas Reyes
+C-5,Heron Frozen Foods,Hull,2018-06-11,520000,Silver,Tomas Reyes
+"""
+RATE_CARD = """# Rate card 2026
+
+## Account tier discounts
+
+- Platinum: 12% off list
+- Gold: 8% off list
+- Silver: 4% off list
+- Bronze: list price
+"""
+PRICING = """# Pricing principles
+
+Discounts apply to storage and handling list prices for customers on a master agreement.
+List prices for storage are reviewed every April and published on the rate card.
+A discount off list storage prices is never combined with a promotional price.
+Storage prices on the list are per pallet per week; handling prices are per movement.
+"""
+FAQ = """# Portal: frequently asked questions
+
+**How do I reset my password?**
+Use the "forgot password" link on the sign-in page.
+
+**Who do I call if the portal is down?**
+The service desk on extension 4400, day and night.
+"""
+FORUM_DAY = [
+    {"type": "message", "user": "U1", "text": "The customer forum moves to Manchester this year, same date.", "ts": "1767600000.000100"},
+]
+USERS = [
+    {"id": "U1", "name": "callum", "profile": {"real_name": "Callum Rennie", "title": "Commercial Director"}},
+    {"id": "U2", "name": "yusuf", "profile": {"real_name": "Yusuf Demir", "title": "Health & Safety Manager, Quality & Compliance"}},
+]
+
+
+def write_corpus(root: Path) -> Path:
+    (root / "tables").mkdir(parents=True)
+    (root / "tables" / "customers.csv").write_text(CUSTOMERS)
+    (root / "rate-card.md").write_text(RATE_CARD)
+    (root / "pricing.md").write_text(PRICING)
+    (root / "portal-faq.md").write_text(FAQ)
+    chat = root / "slack"
+    (chat / "commercial").mkdir(parents=True)
+    (chat / "users.json").write_text(json.dumps(USERS))
+    (chat / "channels.json").write_text(json.dumps([{"id": "C1", "name": "commercial"}]))
+    (chat / "commercial" / "2026-01-05.json").write_text(json.dumps(FORUM_DAY))
+    return root
+
+
+@pytest.fixture
+def company(workspace: Workspace, tmp_path: Path) -> Workspace:
+    folder = write_corpus(tmp_path / "company")
+    source = Source.objects.create(workspace=workspace, name="company", kind="auto", location=str(folder))
+    run = source_sync(run_id=run_create(source=source).pk)
+    assert run.status == "completed", run.errors
+    return workspace
+
+
+def statements(result: Retrieval) -> list[str]:
+    return [f.statement for f in result.facts]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "row"),
+    [
+        ("Who has been a customer of ours the longest?", "Orchard Lane Bakeries"),  # the oldest signup date
+        ("Which customer signed up most recently?", "Juniper Pharma UK"),  # the newest
+        ("Who is our biggest customer by annual value?", "Juniper Pharma UK"),  # the largest number
+        ("Which customer has the smallest annual value?", "Orchard Lane Bakeries"),
+    ],
+)
+def test_a_superlative_is_answered_first_by_the_row_holding_the_extreme_value(
+    company: Workspace, prompt: str, row: str
+) -> None:
+    result = retrieve(company, prompt, limit=10)
+
+    assert f"customer_name: {row};" in result.facts[0].statement
+    assert result.facts[0].linked == "row"
+    assert result.coverage_assessment in ("partial", "comprehensive")
+
+
+def test_a_prompt_naming_one_row_narrows_a_superlative_to_the_rows_holding_its_word(company: Workspace) -> None:
+    result = retrieve(company, "Which of the Silver customers has the oldest signup date?", limit=10)
+
+    assert "customer_name: Bluefin Dairies Ltd;" in result.facts[0].statement  # 2015, not Orchard Lane's 2009
+
+
+def test_a_record_the_prompt_names_leads_to_the_fact_its_value_links_to(company: Workspace) -> None:
+    # The four tier lines match the prompt alike: only the row's "tier: Gold" tells them apart.
+    result = retrieve(company, "What percentage discount off list does Kittiwake Seafoods get?", limit=3)
+
+    found = statements(result)
+    row = next(s for s in found if "Kittiwake Seafoods Ltd" in s)
+    assert "tier: Gold" in row
+    gold = next(f for f in result.facts if f.statement.endswith("Gold: 8% off list"))
+    assert gold.linked == "hop"
+    assert found.index(row) < found.index(gold.statement)
+
+
+def test_a_record_the_prompt_names_is_followed_even_when_other_facts_outrank_it(company: Workspace) -> None:
+    # Four pricing sentences hold more of the prompt than the row; the row holds its name.
+    result = retrieve(company, "What percentage discount off list storage prices does Kittiwake Seafoods get?", limit=6)
+
+    found = statements(result)
+    row = next(s for s in found if "Kittiwake Seafoods Ltd" in s)
+    gold = next(s for s in found if s.endswith("Gold: 8% off list"))
+    assert found.index(gold) == found.index(row) + 1
+
+
+def test_a_question_of_an_faq_brings_the_statement_that_answers_it(company: Workspace) -> None:
+    result = retrieve(company, "The portal has stopped working. Who should I contact?", limit=10)
+
+    found = statements(result)
+    question = found.index("Who do I call if the portal is down?")
+    assert found[question + 1] == "The service desk on extension 4400, day and night."
+
+
+def test_rows_matching_only_by_a_column_name_give_way_to_the_statement_that_answers(company: Workspace) -> None:
+    result = retrieve(company, "Which city is this year's customer forum in?", limit=10)
+
+    found = statements(result)
+    assert any("forum moves to Manchester" in s for s in found)
+    assert sum("customer_id:" in s for s in found) <= 3  # rows alike by "city" and "customer"
+
+
+def test_a_person_s_title_comes_from_the_chat_s_member_directory(company: Workspace) -> None:
+    result = retrieve(company, "What is Yusuf Demir's job title?", limit=10)
+
+    assert any("Title: Health & Safety Manager, Quality & Compliance" in s for s in statements(result)[:3])
+
+
+def test_without_a_superlative_or_a_named_row_the_table_adds_nothing_linked(company: Workspace) -> None:
+    result = retrieve(company, "When did Bluefin Dairies sign up?", limit=10)
+
+    assert "customer_name: Bluefin Dairies Ltd;" in result.facts[0].statement
+    assert result.facts[0].linked == ""

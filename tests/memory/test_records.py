@@ -1,0 +1,79 @@
+"""memory.engine.records: record facts read back as typed cells, superlatives, bridge values
+(SPEC §2.3; issue 16 point 2)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from memory.engine.records import bridge_values, cells, superlative, typed
+
+
+def test_a_record_fact_reads_back_as_its_cells_without_the_title_before_them() -> None:
+    statement = "Staff directory: Name: Ana Ruiz; Title: Head of Fleet; Team: Fleet; Mobile: 07700 900 102"
+
+    assert cells(statement) == {"Name": "Ana Ruiz", "Title": "Head of Fleet", "Team": "Fleet", "Mobile": "07700 900 102"}
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "Refunds above $5,000 need approval from the CFO.",
+        "Note: the office is closed; back on Monday",  # two parts: a sentence, not a record
+        "Owner: Head of IT; Frostline is our new platform; supplied by Polarsoft",  # a part without a name
+    ],
+)
+def test_prose_is_not_a_record(statement: str) -> None:
+    assert cells(statement) == {}
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2026-03-26", ("date", float(dt.date(2026, 3, 26).toordinal()))),
+        ("2026-03", ("date", float(dt.date(2026, 3, 1).toordinal()))),
+        ("4150000", ("number", 4150000.0)),
+        ("£1,240,000", ("number", 1240000.0)),
+        ("98.4%", ("number", 98.4)),
+        ("2026-02-30", None),
+        ("Gold", None),
+        ("07700 900 102", None),
+    ],
+)
+def test_values_are_typed_as_dates_and_numbers_or_not_at_all(value: str, expected: object) -> None:
+    assert typed(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("prompt", "date_largest", "number_largest"),
+    [
+        ("Who has been a customer the longest?", False, True),  # the earliest start; the longest route
+        ("What is the newest site we have opened?", True, None),
+        ("Which warehouse has the most pallet positions?", None, True),
+        ("Which customer signed up most recently?", True, True),
+        ("Which vehicle had the earliest MOT date?", False, None),
+        ("Which site has the fewest chambers?", None, False),
+    ],
+)
+def test_a_superlative_picks_an_end_of_a_column_by_its_kind(
+    prompt: str, date_largest: bool | None, number_largest: bool | None
+) -> None:
+    wanted = superlative(prompt)
+
+    assert wanted is not None
+    assert wanted.largest("date") is date_largest
+    assert wanted.largest("number") is number_largest
+
+
+def test_a_prompt_without_a_superlative_has_none() -> None:
+    assert superlative("When does the Kestrel contract end?") is None
+
+
+def test_bridge_values_are_names_the_prompt_does_not_already_say() -> None:
+    statement = (
+        "customer_id: C-1003; customer_name: Kestrel Seafoods Ltd; signup_date: 2012-04-02; "
+        "annual_value_gbp: 1240000; tier: Gold; account_owner: Saoirse Mulvaney; email: ops@kestrel.test"
+    )
+
+    assert bridge_values(statement, "what discount does kestrel seafoods ltd get?") == ["Gold", "Saoirse Mulvaney"]
