@@ -44,8 +44,18 @@ def _addresses(msg: EmailMessage, header: str) -> list[tuple[str, str]]:
         return [pair for pair in email.utils.getaddresses([str(value)]) if any(pair)]
 
 
+def _header_text(value: object) -> str:
+    """A header value as text, one line. Raw 8-bit bytes in a header (UTF-8 sent without
+    RFC 2047 encoding, common from scripts and older clients) reach us as surrogate escapes,
+    which no database accepts: they are decoded as the body's bytes would be."""
+    text = " ".join(str(value).split())
+    if any("\udc80" <= c <= "\udcff" for c in text):
+        text = decode(text.encode("utf-8", "surrogateescape")) or text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
 def _person(name: str, address: str) -> str:
-    return " ".join((name or address).split()).strip("'\"")
+    return _header_text(name or address).strip("'\"")
 
 
 def _sent_at(msg: EmailMessage) -> dt.datetime | None:
@@ -109,9 +119,9 @@ def parse_message(relpath: str, data: bytes) -> Item:
     senders = _addresses(msg, "from")
     author = _person(*senders[0]) if senders else ""
     sent_at = _sent_at(msg)
-    subject = " ".join(str(msg.get("subject") or "").split())
+    subject = _header_text(msg.get("subject") or "")
     text = strip_quoted(body_text(msg))
-    message_id = " ".join(str(msg.get("message-id") or "").split())
+    message_id = _header_text(msg.get("message-id") or "")
     messages = [Message(text=text, author=author, sent_at=sent_at, ref=message_id)] if text else []
     people = []
     for header in ("from", "to", "cc"):
@@ -120,7 +130,7 @@ def parse_message(relpath: str, data: bytes) -> Item:
             if person and person not in people:
                 people.append(person)
     metadata = {
-        key: " ".join(str(msg.get(key)).split())[:1000]
+        key: _header_text(msg.get(key))[:1000]
         for key in ("from", "to", "cc", "message-id", "in-reply-to")
         if msg.get(key)
     }

@@ -104,3 +104,32 @@ def test_it_works_end_to_end(tmp_path: Path, sync: Callable[..., PipelineRun]) -
     assert fact.statement == "Bob Jones: Agreed, we ship Atlas on Friday once QA signs off."
     assert fact.effective_date == dt.date(2025, 3, 4)
     assert not Fact.objects.filter(statement__contains="QA needs two more days").exists()
+
+
+RAW_UTF8_HEADERS = """From: Gráinne Ó Súilleabháin <grainne@wrenfield.example>
+To: Séamus Ní Bhriain <seamus@wrenfield.example>
+Subject: Fáilte: the new rota for Clonmel
+Date: Mon, 20 Jan 2025 09:12:00 +0000
+Message-ID: <3@wrenfield.example>
+Content-Type: text/plain; charset="utf-8"
+Content-Transfer-Encoding: 8bit
+
+The Clonmel rota starts on Monday, and Siobhán signs it off.
+"""
+
+
+def test_raw_utf8_in_headers_is_read_as_text_and_stored(tmp_path: Path, sync: Callable[..., PipelineRun]) -> None:
+    # UTF-8 bytes in headers without RFC 2047 encoding (scripts, older clients) reached the
+    # database as surrogate escapes, and the whole message failed to store.
+    (tmp_path / "rota.eml").write_bytes(RAW_UTF8_HEADERS.encode("utf-8"))
+
+    doc = documents(read("email", tmp_path))["rota.eml"]
+    assert doc.title == "Fáilte: the new rota for Clonmel"
+    assert doc.messages and doc.messages[0].author == "Gráinne Ó Súilleabháin"
+    assert doc.metadata["people"] == "Gráinne Ó Súilleabháin, Séamus Ní Bhriain"
+
+    run = sync(tmp_path, kind="email")
+    assert run.status == PipelineRun.Status.COMPLETED, run.errors
+    assert run.errors == []
+    fact = Fact.objects.get(document__path="rota.eml")
+    assert fact.statement == "Gráinne Ó Súilleabháin: The Clonmel rota starts on Monday, and Siobhán signs it off."
