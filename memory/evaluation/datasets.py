@@ -25,6 +25,7 @@ DEFAULT_PATHS = {
     "qmsum": SHARED_DATA / "qmsum" / "test.jsonl",
     "demo": REPO / "demo" / "questions.jsonl",
     "harbourline": REPO / "eval" / "harbourline" / "questions.jsonl",
+    "wrenfield": REPO / "eval" / "wrenfield" / "questions.jsonl",
     "followups": REPO / "eval" / "followups" / "prompts.jsonl",  # not a corpus: see followups.py
 }
 
@@ -201,4 +202,4 @@ def company(path: Path) -> Iterator[Corpus]:
     yield Corpus(name=path.parent.name, cases=cases, folder=path.parent / "corpus", scoring="substrings")
 
 
-LOADERS = {"locomo": locomo, "qmsum": qmsum, "demo": company, "harbourline": company}
+LOADERS = {"locomo": locomo, "qmsum": qmsum, "demo": company, "harbourline": company, "wrenfield": company}
