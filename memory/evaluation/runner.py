@@ -125,15 +125,18 @@ def session_score(case: Case, ranked: list[tuple[str, str]]) -> Score:
 
 
 def _dedupe(units: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-    """One result per unit: a long turn split into several facts counts once, at its best rank."""
-    out: list[tuple[str, str]] = []
-    seen: set[str] = set()
+    """One result per unit: a long turn (or a mail) split into several facts counts once, at
+    its best rank, holding the text of every one of its facts returned (an expected answer in
+    a mail's third paragraph is found when that fact is returned, whichever fact ranked first)."""
+    texts: dict[str, list[str]] = {}
+    order: list[tuple[str, str]] = []
     for locator, statement in units:
         key = locator or statement
-        if key not in seen:
-            seen.add(key)
-            out.append((locator, statement))
-    return out
+        if key not in texts:
+            texts[key] = []
+            order.append((key, locator))
+        texts[key].append(statement)
+    return [(locator, "\n".join(texts[key])) for key, locator in order]
 
 
 def bm25_baseline(index: LoadedIndex, question: str, k: int = K) -> list[int]:

@@ -17,7 +17,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from memory.evaluation.datasets import Case, locomo, locomo_evidence, locomo_time
-from memory.evaluation.runner import rrf_fusion, score, session_score
+from memory.evaluation.runner import _dedupe, rrf_fusion, score, session_score
 from memory.models import Fact, Workspace
 
 pytestmark = pytest.mark.django_db
@@ -50,6 +50,18 @@ def test_scores_count_the_gold_found_at_each_depth() -> None:
     # QMSum counts a question found when any turn of its spans is found.
     assert score(Case("q", "c", ["a", "b", "c"]), [{"c"}], any_gold=True).recall5 == 1.0
     assert score(case, [set()] * 10, any_gold=False).mrr10 == 0.0
+
+
+def test_the_facts_of_one_message_count_once_at_the_best_rank_with_all_their_text() -> None:
+    # A mail's sign-off ranked first and its answer second: the unit holds both texts, so an
+    # expected substring in the second is found (it was judged on the first alone).
+    units = [("<m1@x>", "Eoin Byrne: Pharmacy & Stock Coordinator"), ("", "Late orders at Clonmel."),
+             ("<m1@x>", "Eoin Byrne: The order cut-off becomes 2 pm.")]
+
+    assert _dedupe(units) == [
+        ("<m1@x>", "Eoin Byrne: Pharmacy & Stock Coordinator\nEoin Byrne: The order cut-off becomes 2 pm."),
+        ("", "Late orders at Clonmel."),
+    ]
 
 
 def test_locomo_evidence_ids_are_normalised() -> None:
