@@ -13,6 +13,7 @@ a re-sync only encodes what changed.
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 DIM = 384
 BATCH = 128
+QUERY_CACHE = 1024  # texts whose vectors encode_query keeps (prompts, column names)
 _lock = threading.Lock()
 _model: "MiniLM | None" = None
 
@@ -60,8 +62,13 @@ def encode(texts: list[str]) -> np.ndarray:
     return _load().encode(texts, threads=max(0, int(getattr(settings, "PAM_DENSE_THREADS", 0) or 0)))
 
 
+@lru_cache(maxsize=QUERY_CACHE)
 def encode_query(text: str) -> np.ndarray:
-    return encode([text])[0]
+    """One text's vector, cached: a call encodes its prompt once for every stage that
+    compares with it, and a table's column names once per process (read-only arrays)."""
+    vector = encode([text])[0]
+    vector.flags.writeable = False
+    return vector
 
 
 def write_vectors(target: Path, rows: Iterable[tuple[int, str]], count: int, previous: Path | None) -> int:

@@ -15,8 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import tantivy
 
+from memory.engine import dense
 from memory.engine.index import LoadedIndex
 from memory.engine.rank import first
 from memory.engine.synonyms import synonyms
@@ -29,6 +31,8 @@ TABLES_TRIED = 3  # the tables whose rows rank best among the candidates
 NAME_MATCH = 2.0  # a column whose name the prompt uses ("pallet capacity", "MOT due")
 KIND_MATCH = 1.0  # a column of the kind the superlative implies ("oldest" → a start date)
 TABLE_MATCH = 1.0  # per prompt word in the table's title, headings or column names
+COLUMN_SIMILARITY_FLOOR = 0.2  # cosine of prompt and column name under which it says nothing
+COLUMN_SIMILARITY_WEIGHT = 2.0  # times the cosine: a close meaning counts as a named column
 
 _CELL = re.compile(r"^(?P<name>[^:;]{1,60}): (?P<value>.+)$")
 _DATE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
@@ -123,31 +127,42 @@ def _table_rows(index: LoadedIndex, document_id: int) -> list[dict[str, Any]]:
     return [index.searcher.doc(address).to_dict() for _, address in hits]
 
 
-def _column_score(name: str, kind: str, wanted: Superlative, prompt_terms: set[str]) -> float:
+def _column_score(
+    name: str, kind: str, wanted: Superlative, prompt_terms: set[str], prompt_vector: np.ndarray | None
+) -> tuple[float, float]:
+    """How well the column is the one the prompt asks about: by its name's words, and by
+    the meaning of its name (the dense stage: "brings in the most money each year" →
+    `annual_spend_eur`) or its kind ("oldest" → a start date); (by name, by meaning or kind)."""
     if wanted.largest(kind) is None:
-        return 0.0
+        return 0.0, 0.0
     named = len(set(terms(name)) & prompt_terms) * NAME_MATCH
-    if named:
-        return named
-    if wanted.weak:
-        return 0.0
+    meant = 0.0
+    if prompt_vector is not None:
+        similarity = float(prompt_vector @ dense.encode_query(" ".join(name.replace("_", " ").split())))
+        if similarity >= COLUMN_SIMILARITY_FLOOR:
+            meant = COLUMN_SIMILARITY_WEIGHT * similarity
+    if named or wanted.weak:
+        return named, meant
     lowered = name.lower()
     if kind == "date" and wanted.applies(_SINCE_WORDS) and any(s in lowered for s in _START_NAMES):
-        return KIND_MATCH
+        meant = max(meant, KIND_MATCH)
     if kind == "number" and wanted.applies(_SIZE_WORDS) and any(s in lowered for s in _SIZE_NAMES):
-        return KIND_MATCH
-    return 0.0
+        meant = max(meant, KIND_MATCH)
+    return named, meant
 
 
 def extreme_row(index: LoadedIndex, prompt: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The record answering a superlative prompt: among the tables whose rows are candidates,
     the column the prompt names (or, for "oldest"/"biggest" alone, a start date or a size),
-    and the row holding its smallest or largest value. A prompt word that some rows' values
+    and the row holding its smallest or largest value. With the dense stage on, a column's
+    name also matches by meaning (the prompt's vector is the one the dense stage cached). A
+    prompt word that some rows' values
     hold and others do not ("our *seafood* customers") narrows the rows first."""
     wanted = superlative(prompt)
     if wanted is None:
         return None
-    prompt_terms = set(terms(prompt))
+    # The superlative's own words name no column ("last" is not `last_service`).
+    prompt_terms = set(terms(prompt)) - set(terms(" ".join(wanted.words)))
     tables: list[int] = []
     for doc in candidates:
         did = int(first(doc, "document_id", 0))
@@ -155,6 +170,7 @@ def extreme_row(index: LoadedIndex, prompt: str, candidates: list[dict[str, Any]
             tables.append(did)
         if len(tables) >= TABLES_TRIED:
             break
+    prompt_vector = dense.encode_query(prompt) if index.vectors is not None else None
     asked = prompt_terms | {alias for term in prompt_terms for alias in synonyms(term)}
     best: tuple[float, str, str, list[tuple[dict[str, Any], dict[str, str]]]] | None = None
     for did in tables:
@@ -167,11 +183,12 @@ def extreme_row(index: LoadedIndex, prompt: str, candidates: list[dict[str, Any]
         own = set(first(rows[0][0], "context", "").split()) | set(terms(" ".join(rows[0][1])))
         table_score = len(asked & own) * TABLE_MATCH
         for name, kind in kinds.items():
-            score = _column_score(name, kind, wanted, prompt_terms)
-            # A column chosen by its kind alone needs a table the prompt is about.
-            if score >= NAME_MATCH or (score > 0 and table_score > 0):
-                if best is None or score + table_score > best[0]:
-                    best = (score + table_score, name, kind, rows)
+            named, meant = _column_score(name, kind, wanted, prompt_terms, prompt_vector)
+            # A column chosen by its meaning or kind alone needs a table the prompt is about.
+            if named or (meant and table_score > 0):
+                score = named + meant + table_score
+                if best is None or score > best[0]:
+                    best = (score, name, kind, rows)
     if best is None:
         return None
     _, column, kind, rows = best
@@ -204,11 +221,14 @@ def _column_kinds(rows: list[tuple[dict[str, Any], dict[str, str]]]) -> dict[str
 def _narrowed(
     rows: list[tuple[dict[str, Any], dict[str, str]]], prompt_terms: set[str]
 ) -> list[tuple[dict[str, Any], dict[str, str]]]:
+    # A whole cell the prompt says ("Silver", "seafood"), not a word inside a name ("kit" in
+    # "Portable DR kit").
     holding: dict[str, list[tuple[dict[str, Any], dict[str, str]]]] = {}
     for item in rows:
-        value_terms = set(terms(" ".join(item[1].values())))
-        for term in value_terms & prompt_terms:
-            holding.setdefault(term, []).append(item)
+        for value in item[1].values():
+            cell = frozenset(terms(value))
+            if cell and cell <= prompt_terms:
+                holding.setdefault(" ".join(sorted(cell)), []).append(item)
     narrowing = [group for group in holding.values() if 0 < len(group) < len(rows)]
     if not narrowing:
         return rows

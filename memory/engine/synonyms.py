@@ -51,6 +51,7 @@ _GROUPS = [
     "fast quick speed latency",
     "vendor supplier provider",
     "warehouse depot site sites store facility",
+    "equipment kit gear apparatus",
     "remote home wfh",
     "laptop computer machine hardware device",
     "sick ill illness",

@@ -22,6 +22,12 @@ C-3,Kittiwake Seafoods Ltd,Whitby,2012-04-02,1240000,Gold,Priya Natarajan
 C-4,Juniper Pharma UK,Reading,2021-12-01,4150000,Platinum,Tomas Reyes
 C-5,Heron Frozen Foods,Hull,2018-06-11,520000,Silver,Tomas Reyes
 """
+EQUIPMENT = """asset_id,item,site,installed,next_service_due,purchase_cost_eur
+E-01,CT scanner (64-slice),Carlow,2020-10-01,2025-09-18,412000
+E-02,Portable DR kit (equine),Gowran,2019-04-02,2025-07-30,38500
+E-03,Anaesthesia machine,Kilkenny,2022-01-15,2025-08-02,24900
+E-04,Ultrasound (cardiac) kit,Waterford,2021-06-20,2025-11-05,61000
+"""
 RATE_CARD = """# Rate card 2026
 
 ## Account tier discounts
@@ -58,6 +64,7 @@ USERS = [
 def write_corpus(root: Path) -> Path:
     (root / "tables").mkdir(parents=True)
     (root / "tables" / "customers.csv").write_text(CUSTOMERS)
+    (root / "tables" / "equipment.csv").write_text(EQUIPMENT)
     (root / "rate-card.md").write_text(RATE_CARD)
     (root / "pricing.md").write_text(PRICING)
     (root / "portal-faq.md").write_text(FAQ)
@@ -99,6 +106,14 @@ def test_a_superlative_is_answered_first_by_the_row_holding_the_extreme_value(
     assert f"customer_name: {row};" in result.facts[0].statement
     assert result.facts[0].linked == "row"
     assert result.coverage_assessment in ("partial", "comprehensive")
+
+
+def test_a_column_is_also_chosen_by_the_meaning_of_its_name(company: Workspace) -> None:
+    # No word of the prompt is in "purchase_cost_eur"; "kit" is inside two items' names, and
+    # does not narrow the rows to them.
+    result = retrieve(company, "What's the most expensive piece of kit we own?", limit=10)
+
+    assert "item: CT scanner (64-slice);" in result.facts[0].statement
 
 
 def test_a_prompt_naming_one_row_narrows_a_superlative_to_the_rows_holding_its_word(company: Workspace) -> None:
