@@ -108,7 +108,7 @@ Scored = tuple[float, float, dict[str, Any]]  # (rank, relevance, index document
 
 # Years and quarters: a question about "Q3 2024" is not answered by a fact about Q1 2026.
 PERIOD = re.compile(r"(?:19|20)\d\d|q[1-4]|h[12]|fy\d\d(?:\d\d)?")
-_SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")  # "Ana Ruiz: ship it Friday"
+SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")  # "Ana Ruiz: ship it Friday"
 _FOCUS = re.compile(r"\b(?:how\s+many|how\s+much|which|what)\s+([\w-]+)", re.IGNORECASE)
 _MONTHS = [stem(m) for m in (
     "january february march april may june july august september october november december".split()
@@ -196,7 +196,7 @@ def rank_candidates(
         rank = RELEVANCE_MIX * relevance + (1 - RELEVANCE_MIX) * (bm25 / max_bm25)
         if similarity:
             rank = (1 - DENSE_MIX) * rank + DENSE_MIX * clip((sim - DENSE_RANK_FLOOR) / DENSE_RANK_SPAN)
-        speaker = _SPEAKER.match(first(doc, "statement", ""))
+        speaker = SPEAKER.match(first(doc, "statement", ""))
         if speaker and set(terms(speaker.group(1))) <= query_set:
             rank += SPEAKER_BONUS  # "what did Caroline say" — her own messages first
         if first(doc, "statement", "").rstrip().endswith("?"):

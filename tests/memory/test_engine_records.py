@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memory.engine import Retrieval, retrieve
+from memory.engine.search import _title_phrases
 from memory.models import Source, Workspace
 from memory.pipelines.sync import source_sync
 from tests.conftest import run_create
@@ -142,6 +143,15 @@ def test_a_record_the_prompt_names_is_followed_even_when_other_facts_outrank_it(
     row = next(s for s in found if "Kittiwake Seafoods Ltd" in s)
     gold = next(s for s in found if s.endswith("Gold: 8% off list"))
     assert found.index(gold) == found.index(row) + 1
+
+
+def test_a_role_title_a_sentence_names_is_a_bridge_of_the_second_hop() -> None:
+    sentence = "The Pharmacy & Stock Coordinator places every order with the Midland Vet Supplies desk."
+
+    assert _title_phrases(sentence, "who places the orders?") == ["Pharmacy & Stock Coordinator", "Midland Vet Supplies"]
+    assert _title_phrases(sentence, "what does the pharmacy & stock coordinator do?") == ["Midland Vet Supplies"]
+    # In a chat message capitals are names and places far more often than roles.
+    assert _title_phrases("Eoin Byrne: Met the Midland Vet Supplies rep today.", "who?") == []
 
 
 def test_a_question_of_an_faq_brings_the_statement_that_answers_it(company: Workspace) -> None:
