@@ -255,7 +255,8 @@ def _ask(corpus: Corpus, cases: list[Case], workspace: Workspace) -> list[Outcom
         if index.vectors is not None:
             # Dense only: the nearest facts by cosine, nothing else.
             started = time.perf_counter()
-            nearest = [f for f, _ in index.vectors.top(dense.encode_query(case.question), K * 3)]
+            # Encoded afresh (not encode_query's cache, which the engine's call just filled).
+            nearest = [f for f, _ in index.vectors.top(dense.encode([case.question])[0], K * 3)]
             outcome.dense_ms = (time.perf_counter() - started) * 1000
             only = _dedupe(units[f] for f in nearest if f in units)[:K]
             outcome.dense = score(case, _judge(corpus, case, only), corpus.any_gold)
