@@ -317,18 +317,22 @@ def _with_answers(index: LoadedIndex, facts: list[FactHit], seen: set[str]) -> l
     ).values_list("id", "document_id", "position")
     answer_of = {wanted[(d, p)].fact_id: fid for fid, d, p in rows if (d, p) in wanted}
     docs = {int(first(doc, "fact_id", 0)): doc for doc in _docs_by_fact_id(index, list(answer_of.values()))}
+    own = {f.statement: f.relevance_score for f in facts}
     out: list[FactHit] = []
+    placed: set[str] = set()
     for fact in facts:
-        if any(fact.statement == o.statement for o in out):
+        if fact.statement in placed:
             continue  # the answer of an earlier question, already placed
         out.append(fact)
+        placed.add(fact.statement)
         doc = docs.get(answer_of.get(fact.fact_id, -1))
-        if doc is None:
-            continue
-        statement = first(doc, "statement", "")
-        out = [o for o in out if o.statement != statement]
+        statement = first(doc, "statement", "") if doc is not None else ""
+        if doc is None or statement in placed:
+            continue  # no answer, or it ranked above its question on its own
         seen.add(statement.strip().lower())
-        out.append(_fact_hit(index, doc, fact.relevance_score * HOP_DECAY, linked=ANSWER))
+        placed.add(statement)
+        relevance = max(own.get(statement, 0.0), fact.relevance_score * HOP_DECAY)
+        out.append(_fact_hit(index, doc, relevance, linked=ANSWER if statement not in own else ""))
     return out
 
 
@@ -359,9 +363,9 @@ def _with_anchor(
 ) -> list[FactHit]:
     """The record the prompt names (`_anchor`) and the fact one hop from it, placed at
     ANCHOR_POSITION (or where the record was, if higher), when the record is not among the
-    facts the second hop follows ("the
-    discount Kestrel Seafoods gets" → its row, tier Gold → the Gold discount). Nothing
-    changes when the hop finds nothing: the record alone was not good enough to be there."""
+    facts the second hop follows ("the discount Kestrel Seafoods gets" → its row, tier Gold →
+    the Gold discount). Nothing changes when the hop finds nothing: the record alone was not
+    good enough to be there."""
     anchor = _anchor(query, sorted(scored, key=lambda item: -item[0]))
     if anchor is None:
         return facts
