@@ -349,7 +349,9 @@ def _with_extreme(
     relevance = next((rel for _, rel, doc in scored if int(first(doc, "fact_id", 0)) == fact_id), 0.0)
     seen.add(first(row, "statement", "").strip().lower())
     rest = [f for f in facts if f.fact_id != fact_id]
-    return [_fact_hit(index, row, max(relevance, EXTREME_RELEVANCE), linked=ROW), *rest][:limit]
+    # It answers better than any fact matching the words alone (its table's other rows first).
+    best = max([relevance, EXTREME_RELEVANCE, *(f.relevance_score for f in rest)])
+    return [_fact_hit(index, row, best, linked=ROW), *rest][:limit]
 
 
 def _with_anchor(
@@ -366,6 +368,8 @@ def _with_anchor(
     facts the second hop follows ("the discount Kestrel Seafoods gets" → its row, tier Gold →
     the Gold discount). Nothing changes when the hop finds nothing: the record alone was not
     good enough to be there."""
+    if facts and facts[0].linked == ROW:
+        return facts  # a superlative's row answers; the second hop follows it
     anchor = _anchor(query, sorted(scored, key=lambda item: -item[0]))
     if anchor is None:
         return facts
@@ -463,7 +467,8 @@ def _second_hop(
             continue
         chain, candidate = best
         seen.add(first(candidate, "statement", "").strip().lower())
-        out.append(_fact_hit(index, candidate, chain * HOP_DECAY, linked=HOP))
+        # Never above its parent: the parent is what makes it relevant.
+        out.append(_fact_hit(index, candidate, min(parent.relevance_score, chain) * HOP_DECAY, linked=HOP))
         added += 1
     return out[:limit]
 
