@@ -59,7 +59,7 @@ HOP_PARENTS = 3  # only the best facts are followed
 HOP_MIN_PARENT = 0.4  # relevance a fact needs to be followed
 HOP_MAX_ADDED = 2
 HOP_MIN_COVERAGE = 0.55  # coverage of the hop query a found fact needs
-HOP_DECAY = 0.9  # a hop's relevance: min(parent, coverage) times this
+HOP_DECAY = 0.9  # a hop's relevance: min(parent, what the two hold of the prompt) times this
 
 # Rows of one table that match the prompt by the same words (its column names: "city" in
 # every row with an `hq_city`) are interchangeable: a few stand for the rest.

@@ -93,10 +93,6 @@ def typed(value: str) -> tuple[str, float] | None:
 class Superlative:
     words: list[str]  # the prompt's superlative words, in order ("most", "recent")
 
-    @property
-    def word(self) -> str:
-        return self.words[0]
-
     def largest(self, kind: str) -> bool | None:
         """Whether the largest value of a column of this kind answers ("the most recent" date,
         "the most" pallets); None: no word of the prompt applies to that kind."""
@@ -156,8 +152,7 @@ def extreme_row(index: LoadedIndex, prompt: str, candidates: list[dict[str, Any]
     the column the prompt names (or, for "oldest"/"biggest" alone, a start date or a size),
     and the row holding its smallest or largest value. With the dense stage on, a column's
     name also matches by meaning (the prompt's vector is the one the dense stage cached). A
-    prompt word that some rows' values
-    hold and others do not ("our *seafood* customers") narrows the rows first."""
+    whole cell the prompt says ("our *Silver* customers") narrows the rows first."""
     wanted = superlative(prompt)
     if wanted is None:
         return None

@@ -1,6 +1,7 @@
 """Retrieval over a published index (SPEC §2.3), in named steps: triage → candidate search
 (BM25, the dense stage, hiding a source being deleted) → ranking (`rank.py`, every weight) →
-section targeting (`target_sections`, phase 1) → selection → second hop → entities,
+section targeting (`target_sections`, phase 1) → selection → a question's answer → a
+superlative's row (`records.py`) → the record the prompt names → second hop → entities,
 relationships and excerpts around the facts found.
 
 Scores. Tantivy's BM25 picks and orders candidates, but BM25 values are unbounded, so the
@@ -201,7 +202,8 @@ def retrieve(
     candidates, similarity = candidate_search(index, query, decision.rewritten_query or prompt, hiding_in)
     _check(deadline)
 
-    scored = rank_candidates(candidates, query, query_set, prompt, similarity)
+    # Best first, once, for every step that reads the candidates in rank order.
+    scored = sorted(rank_candidates(candidates, query, query_set, prompt, similarity), key=lambda item: -item[0])
     targeted, section_terms = target_sections(index, scored, query_set)
     facts, seen_statements = _select(index, rank_final(scored, set(targeted)), limit, query_set)
     _check(deadline)
@@ -263,7 +265,7 @@ def target_sections(
     query, best first; and the query terms each section's candidates hold."""
     section_score: dict[int, float] = defaultdict(float)
     section_terms: dict[int, set[str]] = defaultdict(set)
-    for rank, _, doc in sorted(scored, key=lambda item: -item[0])[:SECTION_CANDIDATES]:
+    for rank, _, doc in scored[:SECTION_CANDIDATES]:
         sid = int(first(doc, "section_id", 0))
         section_score[sid] += rank
         section_terms[sid] |= set(first(doc, "terms", "").split()) & query_set
@@ -341,8 +343,7 @@ def _with_extreme(
 ) -> list[FactHit]:
     """A superlative prompt ("our oldest customer") answered by a table's extreme row
     (`records.extreme_row`): that row first, the other facts after it."""
-    ordered = sorted(scored, key=lambda item: -item[0])
-    row = records.extreme_row(index, prompt, [doc for _, _, doc in ordered])
+    row = records.extreme_row(index, prompt, [doc for _, _, doc in scored])
     if row is None:
         return facts
     fact_id = int(first(row, "fact_id", 0))
@@ -370,7 +371,7 @@ def _with_anchor(
     good enough to be there."""
     if facts and facts[0].linked == ROW:
         return facts  # a superlative's row answers; the second hop follows it
-    anchor = _anchor(query, sorted(scored, key=lambda item: -item[0]))
+    anchor = _anchor(query, scored)
     if anchor is None:
         return facts
     _, relevance, doc = anchor
