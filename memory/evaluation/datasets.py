@@ -26,6 +26,7 @@ DEFAULT_PATHS = {
     "demo": REPO / "demo" / "questions.jsonl",
     "harbourline": REPO / "eval" / "harbourline" / "questions.jsonl",
     "wrenfield": REPO / "eval" / "wrenfield" / "questions.jsonl",
+    "corvane": REPO / "eval" / "corvane" / "questions.jsonl",
     "followups": REPO / "eval" / "followups" / "prompts.jsonl",  # not a corpus: see followups.py
 }
 
@@ -202,4 +203,4 @@ def company(path: Path) -> Iterator[Corpus]:
     yield Corpus(name=path.parent.name, cases=cases, folder=path.parent / "corpus", scoring="substrings")
 
 
-LOADERS = {"locomo": locomo, "qmsum": qmsum, "demo": company, "harbourline": company, "wrenfield": company}
+LOADERS = {"locomo": locomo, "qmsum": qmsum, "demo": company, "harbourline": company, "wrenfield": company, "corvane": company}
