@@ -230,14 +230,18 @@ def _narrowed(
     return min(narrowing, key=len)
 
 
-def bridge_values(statement: str, prompt_lower: str) -> list[str]:
+def bridge_values(statement: str, prompt_lower: str, prompt_terms: set[str]) -> tuple[list[str], set[str]]:
     """A record's values that can lead a second hop: names, not numbers, dates or addresses,
-    and not what the prompt already says."""
-    out = []
-    for value in cells(statement).values():
+    and not what the prompt already says; and those of them in a column the prompt names
+    ("the incident *commander* of …" → `incident_commander`): the hop crosses by those alone."""
+    out: list[str] = []
+    named: set[str] = set()
+    for name, value in cells(statement).items():
         if typed(value) is not None or "@" in value or sum(c.isdigit() for c in value) > len(value) // 3:
             continue
         if value.lower() in prompt_lower or not terms(value):
             continue
         out.append(value)
-    return out
+        if set(terms(name.replace("_", " "))) & prompt_terms:
+            named.add(value)
+    return sorted(out, key=lambda value: value not in named), named

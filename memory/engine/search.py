@@ -480,7 +480,7 @@ def _hop_from(
     """The best fact one hop from the fact `fact_id`, through the entities and record values
     it names, that brings what it leaves unanswered; with the share of the prompt the two
     hold together (the chain's relevance)."""
-    labels, parent = _bridges(index, fact_id, prompt_lower)
+    labels, named, parent = _bridges(index, fact_id, prompt_lower, {q.term for q in query if q.weight >= 1.0})
     parent_terms = set(first(parent, "terms", "").split())
     remaining = [
         q for q in query if q.weight >= 1.0 and q.term not in parent_terms and not parent_terms & synonyms(q.term)
@@ -488,8 +488,9 @@ def _hop_from(
     if not remaining:
         return None
     best: tuple[float, dict[str, Any]] | None = None
-    for label in labels:
-        found = _hop_fact(index, label, remaining, seen, hiding_in)
+    # A value in a column the prompt names is the bridge it asks to cross, the only one.
+    for label in [label for label in labels if label in named] or labels:
+        found = _hop_fact(index, label, remaining, seen, hiding_in, label in named)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
     if best is None:
@@ -509,12 +510,20 @@ def _doc_terms(docs: list[dict[str, Any]]) -> list[tuple[set[str], set[str]]]:
 
 
 def _hop_fact(
-    index: LoadedIndex, label: str, remaining: list[QueryTerm], seen: set[str], hiding_in: Workspace | None
+    index: LoadedIndex,
+    label: str,
+    remaining: list[QueryTerm],
+    seen: set[str],
+    hiding_in: Workspace | None,
+    named: bool = False,
 ) -> tuple[float, dict[str, Any]] | None:
     """The best fact naming `label` that also holds what the parent fact left unanswered, with
     its coverage of the hop query, or None under HOP_MIN_COVERAGE. Words of the question that
     no fact naming the label holds ("put ... on hold" for "freeze") were the first hop's, in
-    other words: the coverage is measured over the words some such fact holds."""
+    other words: the coverage is measured over the words some such fact holds. A `named`
+    label, the value of a column the prompt names ("who manages the *account manager* of
+    Dunmore"), is followed even when no fact about it holds more of the prompt: to the fact
+    that names it first (its org chart line, its directory row)."""
     label_terms = terms(label)
     if not label_terms:
         return None
@@ -539,19 +548,23 @@ def _hop_fact(
     if hiding_in is not None:
         candidates = _visible(hiding_in, candidates)
     held: list[tuple[dict[str, Any], set[str]]] = []
+    listed: list[set[str]] = []  # the terms of facts naming it that are listed already
     for _, candidate in candidates:
-        if first(candidate, "statement", "").strip().lower() in seen:
-            continue
         own_terms = set(first(candidate, "terms", "").split())
-        held.append((candidate, own_terms))
-    answerable = [q for q in hop_rest if any(q.term in own or own & synonyms(q.term) for _, own in held)]
-    if not answerable:
+        if first(candidate, "statement", "").strip().lower() in seen:
+            listed.append(own_terms)
+        else:
+            held.append((candidate, own_terms))
+    answerable = [q for q in hop_rest if any(_holds(own, [q]) for _, own in held)]
+    if not answerable and (not named or any(_holds(own, hop_rest) for own in listed)):
         return None  # it must add something the question asked beyond naming the entity
     hop_query = [QueryTerm(t, 1.0, index.idf(t)) for t in label_terms] + answerable
     best: tuple[float, int, dict[str, Any]] | None = None
     for candidate, own_terms in held:
-        if not any(q.term in own_terms or own_terms & synonyms(q.term) for q in answerable):
+        if answerable and not _holds(own_terms, answerable):
             continue
+        if not answerable and first(candidate, "statement", "").startswith(f"{label}: "):
+            continue  # said by the entity, not about it
         cov = coverage(hop_query, own_terms, set(first(candidate, "context", "").split()))
         # Between equals, the fact about the entity ("Ana, Head of Ops, reports to Bo") before
         # one that only mentions it ("Cy reports to Ana"): the label nearer the start wins.
@@ -561,6 +574,11 @@ def _hop_fact(
     if best is None or best[0] < HOP_MIN_COVERAGE:
         return None
     return best[0], best[2]
+
+
+def _holds(own_terms: set[str], query: list[QueryTerm]) -> bool:
+    """Whether the terms hold a word of the query, or one of its synonyms."""
+    return any(q.term in own_terms or own_terms & synonyms(q.term) for q in query)
 
 
 def _visible(workspace: Workspace, found: list[tuple[float, dict[str, Any]]]) -> list[tuple[float, dict[str, Any]]]:
@@ -575,12 +593,14 @@ def _visible(workspace: Workspace, found: list[tuple[float, dict[str, Any]]]) ->
     return [(score, doc) for score, doc in found if int(first(doc, "fact_id", 0)) in kept]
 
 
-def _bridges(index: LoadedIndex, fact_id: int, prompt_lower: str) -> tuple[list[str], dict[str, Any]]:
-    """Entities and record values the fact names that the prompt does not, and its index
-    document."""
+def _bridges(
+    index: LoadedIndex, fact_id: int, prompt_lower: str, prompt_terms: set[str]
+) -> tuple[list[str], set[str], dict[str, Any]]:
+    """Entities and record values the fact names that the prompt does not, the record values
+    in columns the prompt names, and the fact's index document."""
     hits = index.searcher.search(tantivy.Query.term_query(index.index.schema, "fact_id", fact_id), 1).hits
     if not hits:
-        return [], {}
+        return [], set(), {}
     doc = index.searcher.doc(hits[0][1]).to_dict()
     labels = []
     for value in doc.get("entities") or []:
@@ -591,10 +611,11 @@ def _bridges(index: LoadedIndex, fact_id: int, prompt_lower: str) -> tuple[list[
     # sentence names roles and places by capitalised phrases ("the Pharmacy & Stock
     # Coordinator places the order" → who holds that title).
     statement = first(doc, "statement", "")
-    for value in [*records.bridge_values(statement, prompt_lower), *_title_phrases(statement, prompt_lower)]:
+    values, named = records.bridge_values(statement, prompt_lower, prompt_terms)
+    for value in [*values, *_title_phrases(statement, prompt_lower)]:
         if value not in labels:
             labels.append(value)
-    return labels, doc
+    return labels, named, doc
 
 
 def _title_phrases(statement: str, prompt_lower: str) -> list[str]:

@@ -53,6 +53,7 @@ _GROUPS = [
     "warehouse depot site sites store facility",
     "equipment kit gear apparatus",
     "remote home wfh",
+    "office based location located",
     "laptop computer machine hardware device",
     "sick ill illness",
     "doctor medical physician",

@@ -26,6 +26,9 @@ _EMPH = re.compile(r"(\*\*|\*|`)(?=\S)(.+?)(?<=\S)\1")
 _EMPH_UNDERSCORE = re.compile(r"(?<![^\W_])(__|_)(?=\S)(.+?)(?<=\S)\1(?![^\W_])")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9$€£])")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "Mr.", "Mrs.", "Ms.", "Dr.", "Inc.", "Ltd.", "Co.", "St.", "approx.", "No.")
+# A list's number where a message's lines were joined ("… the UK/EEA. 2. We notify …") opens
+# the next sentence, alone or after a greeting's comma or a colon ("Dear Ana, 1.").
+_LIST_NUMBER = re.compile(r"(?:^|[,:;]\s+)\d{1,2}[.)]$")
 _LABEL = re.compile(r"^([A-Z][\w &/'()-]{0,40}):\s+\S")
 MIN_CHARS = 12
 MAX_CHARS = 600
@@ -72,6 +75,8 @@ def split_sentences(text: str) -> list[str]:
     for piece in _SENTENCE_END.split(text):
         buffer = f"{buffer} {piece}".strip() if buffer else piece
         if buffer.endswith(_ABBREVIATIONS):
+            continue
+        if _LIST_NUMBER.search(buffer):
             continue
         parts.append(buffer)
         buffer = ""

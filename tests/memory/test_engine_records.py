@@ -53,12 +53,23 @@ Use the "forgot password" link on the sign-in page.
 **Who do I call if the portal is down?**
 The service desk on extension 4400, day and night.
 """
+TEAM = """# Commercial team
+
+- Priya Natarajan — Key Account Manager, reports to Dana Whitfield (Leeds office)
+- Tomas Reyes — Account Manager, reports to Dana Whitfield (Bristol office)
+"""
+SITES = """# Our sites
+
+The Whitby site is based on the harbour road, next to the fish market.
+"""
 FORUM_DAY = [
     {"type": "message", "user": "U1", "text": "The customer forum moves to Manchester this year, same date.", "ts": "1767600000.000100"},
+    {"type": "message", "user": "U3", "text": "Kittiwake Seafoods asked for a second delivery slot on Fridays.", "ts": "1767600100.000100"},
 ]
 USERS = [
     {"id": "U1", "name": "callum", "profile": {"real_name": "Callum Rennie", "title": "Commercial Director"}},
     {"id": "U2", "name": "yusuf", "profile": {"real_name": "Yusuf Demir", "title": "Health & Safety Manager, Quality & Compliance"}},
+    {"id": "U3", "name": "priya", "profile": {"real_name": "Priya Natarajan"}},
 ]
 
 
@@ -69,6 +80,8 @@ def write_corpus(root: Path) -> Path:
     (root / "rate-card.md").write_text(RATE_CARD)
     (root / "pricing.md").write_text(PRICING)
     (root / "portal-faq.md").write_text(FAQ)
+    (root / "team.md").write_text(TEAM)
+    (root / "sites.md").write_text(SITES)
     chat = root / "slack"
     (chat / "commercial").mkdir(parents=True)
     (chat / "users.json").write_text(json.dumps(USERS))
@@ -143,6 +156,26 @@ def test_a_record_the_prompt_names_is_followed_even_when_other_facts_outrank_it(
     row = next(s for s in found if "Kittiwake Seafoods Ltd" in s)
     gold = next(s for s in found if s.endswith("Gold: 8% off list"))
     assert found.index(gold) == found.index(row) + 1
+
+
+def test_the_value_of_a_column_the_prompt_names_is_the_bridge_the_hop_crosses(company: Workspace) -> None:
+    # "Whitby" (hq_city) leads to a fact holding "based" itself; the prompt asks about the
+    # account owner's place: Priya's line ("office" stands for "based"), found on its own.
+    result = retrieve(company, "Where is the account owner of Kittiwake Seafoods based?", limit=10)
+
+    assert any(s.startswith("Priya Natarajan — Key Account Manager") for s in statements(result))
+    assert [f.statement for f in result.facts if f.linked == "hop"] == []
+
+
+def test_a_named_column_s_value_leads_to_the_fact_about_it_though_no_fact_holds_more_of_the_prompt(
+    company: Workspace,
+) -> None:
+    # No fact naming Priya holds "person" or "looks after": the hop still crosses to her line
+    # in the team page, not to a message she wrote.
+    result = retrieve(company, "Which person looks after the account owner of Kittiwake Seafoods?", limit=10)
+
+    hops = [f.statement for f in result.facts if f.linked == "hop"]
+    assert hops and hops[0].startswith("Priya Natarajan — Key Account Manager")
 
 
 def test_a_role_title_a_sentence_names_is_a_bridge_of_the_second_hop() -> None:

@@ -76,4 +76,16 @@ def test_bridge_values_are_names_the_prompt_does_not_already_say() -> None:
         "annual_value_gbp: 1240000; tier: Gold; account_owner: Saoirse Mulvaney; email: ops@kestrel.test"
     )
 
-    assert bridge_values(statement, "what discount does kestrel seafoods ltd get?") == ["Gold", "Saoirse Mulvaney"]
+    assert bridge_values(statement, "what discount does kestrel seafoods ltd get?", set()) == (
+        ["Gold", "Saoirse Mulvaney"],
+        set(),
+    )
+
+
+def test_bridge_values_in_a_column_the_prompt_names_come_first() -> None:
+    statement = "customer_name: Kestrel Seafoods Ltd; tier: Gold; account_owner: Saoirse Mulvaney; region: North"
+
+    values, named = bridge_values(statement, "where is the account owner of kestrel based?", {"account", "owner", "kestrel", "base"})
+
+    assert values == ["Saoirse Mulvaney", "Kestrel Seafoods Ltd", "Gold", "North"]
+    assert named == {"Saoirse Mulvaney"}

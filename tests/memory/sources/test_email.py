@@ -133,3 +133,35 @@ def test_raw_utf8_in_headers_is_read_as_text_and_stored(tmp_path: Path, sync: Ca
     assert run.errors == []
     fact = Fact.objects.get(document__path="rota.eml")
     assert fact.statement == "Gráinne Ó Súilleabháin: The Clonmel rota starts on Monday, and Siobhán signs it off."
+
+
+NUMBERED_ANSWERS = """From: Tomasz Kowalczyk <tomasz@corvane.example>
+Subject: Re: DPA questions
+Date: Tue, 03 Mar 2026 10:00:00 +0000
+
+Dear Ciaran,
+
+1. Production data is hosted on AWS in London. Backups are replicated to AWS Ireland. No data leaves the UK/EEA.
+2. We notify you within 48 hours of becoming aware of a personal data breach.
+3. We delete customer data within 60 days of contract end, after offering you a full export in CSV and JSON,
+and we confirm the deletion in writing to your named contact once it is complete.
+
+Kind regards,
+Tomasz Kowalczyk
+"""
+
+
+def test_a_numbered_answer_keeps_its_number_and_no_fact_is_a_number_alone(
+    tmp_path: Path, sync: Callable[..., PipelineRun]
+) -> None:
+    # A long message is split into sentences; "… the UK/EEA. 2. We notify …" once gave
+    # "Tomasz Kowalczyk: 2." as a fact of its own, which matched every question naming him.
+    (tmp_path / "dpa.eml").write_text(NUMBERED_ANSWERS)
+
+    run = sync(tmp_path, kind="email")
+
+    assert run.status == PipelineRun.Status.COMPLETED, run.errors
+    statements = list(Fact.objects.filter(document__path="dpa.eml").values_list("statement", flat=True))
+    assert "Tomasz Kowalczyk: 2. We notify you within 48 hours of becoming aware of a personal data breach." in statements
+    assert "Tomasz Kowalczyk: Dear Ciaran, 1. Production data is hosted on AWS in London." in statements
+    assert not [s for s in statements if len(s.split(": ", 1)[1]) <= 3]
