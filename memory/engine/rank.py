@@ -39,6 +39,12 @@ DENSE_MIX = 0.4  # share of the rank given to cosine similarity when the dense s
 DENSE_RANK_FLOOR = 0.2  # cosine mapped to 0 in the rank ...
 DENSE_RANK_SPAN = 0.6  # ... and to 1 at DENSE_RANK_FLOOR + this
 SPEAKER_BONUS = 0.25  # a message whose author the prompt names
+# A fact whose headings and title hold what its own words lack, so that together they hold the
+# whole prompt ("the root cause of the October sync outage" → under "Root cause" in the October
+# post-mortem): the section the prompt names, though its sentences repeat none of it.
+SECTION_ANSWER_BONUS = 0.2
+SECTION_ANSWER_FROM = 0.95  # the share of the prompt the fact and its headings hold together
+SECTION_ANSWER_RELEVANCE = 0.75  # its relevance at least (its headings alone would give it 0.5)
 QUESTION_PENALTY = 0.1  # a statement that is itself a question
 TARGETED_BONUS = 0.04  # a fact in a targeted section
 RECENCY_BONUS = 0.03  # times the fact's date rank among the candidates (newest = 1)
@@ -182,6 +188,9 @@ def rank_candidates(
         context_terms = set(first(doc, "context", "").split()) | date_terms(first(doc, "effective_date", ""))
         nearby_terms = set(first(doc, "nearby", "").split())
         relevance = coverage(query, fact_terms, context_terms, nearby_terms)
+        answers_section = relevance < SECTION_ANSWER_FROM <= coverage(query, fact_terms | context_terms, set())
+        if answers_section:
+            relevance = max(relevance, SECTION_ANSWER_RELEVANCE)
         sim = similarity.get(int(first(doc, "fact_id", 0)), 0.0)
         if similarity:
             # Said in other words: cosine similarity vouches for some relevance on its own.
@@ -196,6 +205,8 @@ def rank_candidates(
         rank = RELEVANCE_MIX * relevance + (1 - RELEVANCE_MIX) * (bm25 / max_bm25)
         if similarity:
             rank = (1 - DENSE_MIX) * rank + DENSE_MIX * clip((sim - DENSE_RANK_FLOOR) / DENSE_RANK_SPAN)
+        if answers_section and not first(doc, "superseded", 0):
+            rank += SECTION_ANSWER_BONUS
         speaker = SPEAKER.match(first(doc, "statement", ""))
         if speaker and set(terms(speaker.group(1))) <= query_set:
             rank += SPEAKER_BONUS  # "what did Caroline say" — her own messages first

@@ -60,6 +60,52 @@ def test_the_refund_policy_is_found_for_a_refund_question(imported_workspace: Wo
     }
 
 
+POSTMORTEM = """# Post-mortem: field sync outage, 14 October 2025
+
+## Summary
+
+Field sync was unavailable for 2 h 22 min on 14 October 2025.
+
+## Root cause
+
+The rotation script built the chain from a cached intermediate certificate.
+
+## Actions
+
+Monitor the whole chain from a phone.
+"""
+OUTAGE_MENTIONS = [
+    "The October 2025 field sync outage was the longest of the year.",
+    "Customers asked for credits after the October 2025 field sync outage.",
+    "The field sync outage in October 2025 was discussed at the board.",
+    "Support answered 212 calls during the October 2025 field sync outage.",
+    "The status page was updated twice during the October 2025 field sync outage.",
+    "Sales paused renewals calls during the October 2025 field sync outage.",
+    "The October 2025 field sync outage cost the Leeds team a weekend.",
+    "Halden complained about the October 2025 field sync outage.",
+    "The field sync outage of October 2025 is in the quarterly report.",
+    "Two customers escalated the October 2025 field sync outage.",
+    "The October 2025 field sync outage started at 06:52.",
+    "Engineering reviewed the October 2025 field sync outage on a call.",
+]
+
+
+def test_a_sentence_under_the_heading_the_prompt_names_is_found_though_it_repeats_none_of_it(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # Twelve sentences say "October 2025 field sync outage" in their own words; the answer is
+    # the one under "Root cause" in that outage's post-mortem, which says none of it.
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "postmortem.md").write_text(POSTMORTEM)
+    (folder / "mentions.md").write_text("# Incident chatter\n\n" + "\n\n".join(OUTAGE_MENTIONS) + "\n")
+    import_folder(workspace, folder)
+
+    result = retrieve(workspace, "What was the root cause of the October 2025 field sync outage?", limit=10)
+
+    assert "The rotation script built the chain from a cached intermediate certificate." in statements(result)[:5]
+
+
 @pytest.mark.parametrize(
     "prompt",
     [
