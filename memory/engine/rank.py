@@ -116,6 +116,7 @@ Scored = tuple[float, float, dict[str, Any]]  # (rank, relevance, index document
 PERIOD = re.compile(r"(?:19|20)\d\d|q[1-4]|h[12]|fy\d\d(?:\d\d)?")
 SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")  # "Ana Ruiz: ship it Friday"
 _FOCUS = re.compile(r"\b(?:how\s+many|how\s+much|which|what)\s+([\w-]+)", re.IGNORECASE)
+_NAME_WORD = re.compile(r"(?<![.!?:]\s)(?<=\s)([A-Z][\w'&.-]*[\w])")
 _MONTHS = [stem(m) for m in (
     "january february march april may june july august september october november december".split()
 )]
@@ -241,13 +242,23 @@ def joint_coverage(query: list[QueryTerm], found: list[tuple[set[str], set[str]]
     return coverage(own, fact_terms, context_terms)
 
 
-def assess(facts: list[FactHit], joint: float = 0.0) -> str:
+def capitalised_words(prompt: str) -> list[str]:
+    """The words of the prompt written with a capital where a sentence does not start: the
+    names it asks about ("Which customers use our ServiceNow integration?" → ServiceNow)."""
+    return [m.group(1) for m in _NAME_WORD.finditer(prompt)]
+
+
+def assess(facts: list[FactHit], joint: float = 0.0, unknown_name: bool = False) -> str:
     """`coverage_assessment`: none, minimal, partial or comprehensive. `joint` is what the
     facts hold of the prompt together (`joint_coverage`): a question whose parts are each
     answered by another fact is covered, though no single fact is relevant enough alone, and
-    so is one answered by a chain of facts (`FactHit.linked`) that together hold enough."""
+    so is one answered by a chain of facts (`FactHit.linked`) that together hold enough. A
+    prompt naming what the memory never mentions (`unknown_name`) is not answered by it,
+    whatever else the facts hold: "minimal" at most."""
     if not facts:
         return "none"
+    if unknown_name:
+        return "minimal"
     best = max(f.relevance_score for f in facts)
     strong = sum(1 for f in facts if f.relevance_score >= STRONG)
     chained = joint >= LINKED_PARTIAL_FROM and any(f.linked in CHAINS for f in facts)

@@ -41,6 +41,7 @@ from memory.engine.rank import (
     SECTION_CANDIDATES,
     SECTION_CUTOFF,
     SPEAKER,
+    capitalised_words,
     TITLE_HIT_SCORE,
     QueryTerm,
     Scored,
@@ -217,7 +218,8 @@ def retrieve(
 
     phase1, searched = _phase1(index, targeted, section_terms, query_set, facts)
     joint = round(joint_coverage(query, _found_terms(index, facts)), 2)  # as reported, as assessed
-    assessment = assess(facts, joint)
+    unknown = unknown_names(index, prompt)
+    assessment = assess(facts, joint, bool(unknown))
     entities, relationships = _graph(workspace, facts, query_set)
     return Retrieval(
         triage=decision,
@@ -229,8 +231,20 @@ def retrieve(
         documents=_documents(facts),
         coverage_assessment=assessment,
         joint_coverage=joint,
+        unknown_names=unknown,
         sections_searched=searched,
     )
+
+
+def unknown_names(index: LoadedIndex, prompt: str) -> list[str]:
+    """The prompt's names (`capitalised_words`) of which no fact, heading or title holds a
+    word, nor a synonym of one: the memory has never heard of them."""
+    def known(term: str) -> bool:
+        return any(
+            index.searcher.doc_freq(field, t) for t in (term, *synonyms(term)) for field in ("terms", "context")
+        )
+
+    return [name for name in capitalised_words(prompt) if (own := terms(name)) and not any(known(t) for t in own)]
 
 
 def _found_terms(index: LoadedIndex, facts: list[FactHit]) -> list[tuple[set[str], set[str]]]:

@@ -101,6 +101,7 @@ class Retrieval:
     documents: list[DocumentHit] = field(default_factory=list)
     coverage_assessment: str = "none"
     joint_coverage: float = 0.0  # the share of the prompt the facts hold together (rank.joint_coverage)
+    unknown_names: list[str] = field(default_factory=list)  # names in the prompt the memory never uses
     sections_searched: list[str] = field(default_factory=list)
     llm_calls: int = 0
 

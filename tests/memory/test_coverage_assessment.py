@@ -13,6 +13,7 @@ from memory.engine.rank import (
     MINIMAL_BELOW,
     QueryTerm,
     assess,
+    capitalised_words,
     joint_coverage,
 )
 from memory.engine.search import summary
@@ -85,3 +86,26 @@ def test_a_two_part_question_answered_by_two_facts_is_covered(imported_workspace
     assert result.joint_coverage >= JOINT_PARTIAL_FROM
     assert result.coverage_assessment in ("partial", "comprehensive")
     assert not result.context_summary.startswith(LOOSELY)
+
+
+def test_strong_facts_are_minimal_when_the_prompt_names_what_the_memory_never_mentions() -> None:
+    strong = [fact("Customers use the Power BI reporting pack.", 1.0), fact("Twelve customers use Xero.", 0.9)]
+
+    assert assess(strong, 1.0) == "comprehensive"
+    assert assess(strong, 1.0, unknown_name=True) == "minimal"
+
+
+def test_the_names_of_a_prompt_are_its_capitalised_words_where_no_sentence_starts() -> None:
+    assert capitalised_words("Which customers use our ServiceNow integration?") == ["ServiceNow"]
+    assert capitalised_words("Hi. What does Acme do? And Bob's team?") == ["Acme", "Bob's"]
+    assert capitalised_words("what is the wi-fi password") == []
+
+
+def test_a_name_no_fact_heading_or_title_holds_leaves_the_answer_minimal(imported_workspace: Workspace) -> None:
+    known = retrieve(imported_workspace, "Who owns the Meridian rollout?")
+    unknown = retrieve(imported_workspace, "Who owns the Zanzibarco rollout?")
+
+    assert known.unknown_names == [] and known.coverage_assessment in ("partial", "comprehensive")
+    assert unknown.unknown_names == ["Zanzibarco"]
+    assert unknown.coverage_assessment == "minimal"
+    assert unknown.context_summary.startswith(LOOSELY)

@@ -174,3 +174,19 @@ def test_an_expired_memory_is_no_longer_recalled(mcp: Mcp) -> None:
     assert [r["reference"] for r in recall(mcp, "Wren deploys freeze")["structuredContent"]["results"]] == [ref]
     AgentMemory.objects.filter(reference=ref).update(expires_at=timezone.now() - timedelta(seconds=1))
     assert recall(mcp, "Wren deploys freeze")["structuredContent"]["results"] == []
+
+
+def test_a_name_only_a_remembered_memory_holds_is_known_to_retrieve_memory(
+    imported_workspace: Workspace, mcp: Mcp
+) -> None:
+    # The company memory never mentions Zanzibarco: the answer is minimal until an agent's
+    # memory names it, and then that memory answers.
+    prompt = "Who owns the Zanzibarco rollout?"
+    before = mcp.call({"prompt": prompt})["structuredContent"]["retrieval"]
+    assert before["coverage_assessment"] in ("minimal", "none")
+
+    remember(mcp, "Dana Ortiz owns the Zanzibarco rollout from May.")
+    after = mcp.call({"prompt": prompt})["structuredContent"]["retrieval"]
+
+    assert any("Zanzibarco" in f["statement"] for f in after["facts"])
+    assert after["coverage_assessment"] in ("partial", "comprehensive")
