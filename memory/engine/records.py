@@ -244,4 +244,4 @@ def bridge_values(statement: str, prompt_lower: str, prompt_terms: set[str]) -> 
         out.append(value)
         if set(terms(name.replace("_", " "))) & prompt_terms:
             named.add(value)
-    return sorted(out, key=lambda value: value not in named), named
+    return out, named

@@ -41,11 +41,11 @@ from memory.engine.rank import (
     SECTION_CANDIDATES,
     SECTION_CUTOFF,
     SPEAKER,
-    capitalised_words,
     TITLE_HIT_SCORE,
     QueryTerm,
     Scored,
     assess,
+    capitalised_words,
     coverage,
     date_terms,
     first,
@@ -494,11 +494,10 @@ def _hop_from(
     """The best fact one hop from the fact `fact_id`, through the entities and record values
     it names, that brings what it leaves unanswered; with the share of the prompt the two
     hold together (the chain's relevance)."""
-    labels, named, parent = _bridges(index, fact_id, prompt_lower, {q.term for q in query if q.weight >= 1.0})
+    own = [q for q in query if q.weight >= 1.0]  # the prompt's own terms
+    labels, named, parent = _bridges(index, fact_id, prompt_lower, {q.term for q in own})
     parent_terms = set(first(parent, "terms", "").split())
-    remaining = [
-        q for q in query if q.weight >= 1.0 and q.term not in parent_terms and not parent_terms & synonyms(q.term)
-    ]
+    remaining = [q for q in own if q.term not in parent_terms and not parent_terms & synonyms(q.term)]
     if not remaining:
         return None
     best: tuple[float, dict[str, Any]] | None = None

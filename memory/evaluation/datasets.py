@@ -203,4 +203,11 @@ def company(path: Path) -> Iterator[Corpus]:
     yield Corpus(name=path.parent.name, cases=cases, folder=path.parent / "corpus", scoring="substrings")
 
 
-LOADERS = {"locomo": locomo, "qmsum": qmsum, "demo": company, "harbourline": company, "wrenfield": company, "corvane": company}
+LOADERS = {
+    "locomo": locomo,
+    "qmsum": qmsum,
+    "demo": company,
+    "harbourline": company,
+    "wrenfield": company,
+    "corvane": company,
+}

@@ -82,10 +82,11 @@ def test_bridge_values_are_names_the_prompt_does_not_already_say() -> None:
     )
 
 
-def test_bridge_values_in_a_column_the_prompt_names_come_first() -> None:
+def test_bridge_values_in_a_column_the_prompt_names_are_told_apart() -> None:
     statement = "customer_name: Kestrel Seafoods Ltd; tier: Gold; account_owner: Saoirse Mulvaney; region: North"
 
-    values, named = bridge_values(statement, "where is the account owner of kestrel based?", {"account", "owner", "kestrel", "base"})
+    prompt_terms = {"account", "owner", "kestrel", "base"}
+    values, named = bridge_values(statement, "where is the account owner of kestrel based?", prompt_terms)
 
-    assert values == ["Saoirse Mulvaney", "Kestrel Seafoods Ltd", "Gold", "North"]
+    assert values == ["Kestrel Seafoods Ltd", "Gold", "Saoirse Mulvaney", "North"]
     assert named == {"Saoirse Mulvaney"}
