@@ -244,8 +244,8 @@ def live_merge(retrieval: Retrieval, hits: list[LiveHit], limit: int) -> Retriev
     # The company facts' joint coverage stands for the merged list's: live memories only add
     # facts, and one cut off by `limit` rarely held a part of the prompt no other fact does.
     # A name the company memory never uses may be in a live memory: it is unknown no longer.
-    said = " ".join(f.statement.lower() for f in merged)
-    retrieval.unknown_names = [name for name in retrieval.unknown_names if name.lower() not in said]
+    said = set().union(*(term_set(f.statement) for f in merged))
+    retrieval.unknown_names = [name for name in retrieval.unknown_names if not term_set(name) <= said]
     retrieval.coverage_assessment = assess(merged, retrieval.joint_coverage, bool(retrieval.unknown_names))
     retrieval.context_summary = summary(merged, retrieval.coverage_assessment)
     return retrieval

@@ -190,3 +190,13 @@ def test_a_name_only_a_remembered_memory_holds_is_known_to_retrieve_memory(
 
     assert any("Zanzibarco" in f["statement"] for f in after["facts"])
     assert after["coverage_assessment"] in ("partial", "comprehensive")
+
+
+def test_a_possessive_name_a_remembered_memory_holds_is_known_too(imported_workspace: Workspace, mcp: Mcp) -> None:
+    # "Zanzibarco's" in the prompt, "Zanzibarco" in the memory: the same name.
+    remember(mcp, "Dana Ortiz owns the Zanzibarco rollout from May.")
+
+    after = mcp.call({"prompt": "Who owns Zanzibarco's rollout?"})["structuredContent"]["retrieval"]
+
+    assert any("Zanzibarco" in f["statement"] for f in after["facts"])
+    assert after["coverage_assessment"] in ("partial", "comprehensive")
