@@ -173,6 +173,22 @@ def corpus_dir(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture
+def dense_encoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts the dense stage encodes from here on, in order (it still encodes them)."""
+    from memory.engine import dense
+
+    encoded: list[str] = []
+    real = dense.encode
+
+    def recording(texts: list[str]) -> Any:
+        encoded.extend(texts)
+        return real(texts)
+
+    monkeypatch.setattr(dense, "encode", recording)
+    return encoded
+
+
 def run_create(*, source: Any) -> Any:
     """A queued run of the source, as the services create them."""
     from memory.models import PipelineRun

@@ -30,7 +30,16 @@ from memory.engine.text import term_set, terms
 from memory.engine.tokens import estimate_tokens
 from memory.models import Fact, IndexVersion, Section, Workspace
 
-_SCHEMA_VERSION = 3
+# 4: the `message` field, and chat facts' vectors encode the message before theirs.
+_SCHEMA_VERSION = 4
+# A message's vector also encodes the end of the message before it in its conversation: a
+# reply says what the question it answers does not repeat ("Who performed at the concert?" →
+# "It was Matt Patterson", after "What concert was it?"). Measured on LoCoMo conversations 1-5
+# (tune): turn recall@10 0.757 -> 0.772 at 300 characters (120: 0.762, 600: 0.773), 0.780
+# with selection's one fact per message (200 characters: 0.777); the companies' tuning halves
+# unchanged (their facts are mostly documents, encoded alone). The cost: a conversation's
+# facts encode at about 50 a second instead of 110 on this 2-core machine.
+MESSAGE_CONTEXT_CHARS = 300
 
 
 def _schema() -> tantivy.Schema:
@@ -49,6 +58,7 @@ def _schema() -> tantivy.Schema:
     builder.add_text_field("source_document", stored=True, tokenizer_name="raw")
     builder.add_text_field("effective_date", stored=True, tokenizer_name="raw")
     builder.add_text_field("entities", stored=True, tokenizer_name="raw")  # "label|type" each
+    builder.add_text_field("message", stored=True, tokenizer_name="raw")  # its message's id, if any
     return builder.build()
 
 
@@ -95,11 +105,12 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
             "effective_date",
             "section__workspace_id",
             "section__parent_id",
+            "locator",
         )
         .order_by("id")
     )
     for row, before, after in _with_neighbours(rows.iterator(chunk_size=5000)):
-        fid, did, sid, pos, sup, statement, heading, doc_path, doc_title, eff, section_ws, parent = row
+        fid, did, sid, pos, sup, statement, heading, doc_path, doc_title, eff, section_ws, parent, locator = row
         labels: list[str] = []
         while link is not None and link[0] <= fid:
             if link[0] == fid:
@@ -121,6 +132,7 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
                 source_document=doc_path,
                 effective_date=eff.isoformat() if eff else "",
                 entities=labels,
+                message=locator,
             )
         )
         count += 1
@@ -183,6 +195,26 @@ def _adjacent(other: tuple[Any, ...] | None, row: tuple[Any, ...], step: int) ->
     return str(other[5])
 
 
+def _vector_texts(rows: Iterator[tuple[Any, ...]]) -> Iterator[tuple[int, str]]:
+    """(fact id, the text its vector encodes) for (id, document, position, locator, statement)
+    rows in id order: the statement, after the end of the previous message (at most
+    MESSAGE_CONTEXT_CHARS) when the fact is part of a message that follows another in its
+    document. A message is a run of facts of one document with the same locator."""
+    message: list[str] = []  # the current message's statements
+    before = ""  # the text of the message before it
+    last: tuple[Any, ...] | None = None
+    for fid, did, pos, locator, statement in rows:
+        follows = last is not None and last[0] == did and last[1] == pos - 1
+        if not (follows and locator and last is not None and locator == last[2]):  # a new message
+            before = " ".join(message)[-MESSAGE_CONTEXT_CHARS:] if follows and locator and message else ""
+            before = before.split(" ", 1)[-1] if len(before) == MESSAGE_CONTEXT_CHARS else before  # whole words
+            message = []
+        if locator:
+            message.append(statement)
+        last = (did, pos, locator)
+        yield fid, f"{before} {statement}" if before else statement
+
+
 def _build(workspace: Workspace, version: int) -> tuple[int, int]:
     """The version's artefact: the tantivy index and, with the dense stage on, its vectors
     (written before the version is marked published, so never served half-built)."""
@@ -190,13 +222,24 @@ def _build(workspace: Workspace, version: int) -> tuple[int, int]:
     facts, sections = _write_artifact(workspace, target)
     if dense.enabled():
         rows = Fact.objects.filter(workspace=workspace, section__isnull=False).order_by("id")
+        previous = _version_dir(workspace.pk, version - 1)
         dense.write_vectors(
             target,
-            rows.values_list("id", "statement").iterator(chunk_size=5000),
+            _vector_texts(
+                rows.values_list("id", "document_id", "position", "locator", "statement").iterator(chunk_size=5000)
+            ),
             rows.count(),
-            previous=_version_dir(workspace.pk, version - 1),
+            # An older release's vectors encoded other texts: none of them is reused.
+            previous=previous if _schema_of(previous) == _SCHEMA_VERSION else None,
         )
     return facts, sections
+
+
+def _schema_of(path: Path) -> int | None:
+    try:
+        return int(json.loads((path / "pam_meta.json").read_text()).get("schema"))
+    except (OSError, ValueError, TypeError):
+        return None
 
 
 def index_publish(*, workspace: Workspace) -> IndexVersion:

@@ -299,10 +299,14 @@ def _select(
     index: LoadedIndex, final: list[Scored], limit: int, query_set: set[str]
 ) -> tuple[list[FactHit], set[str]]:
     """The best candidates over the floor, one per statement and at most ALIKE_ROWS rows of
-    a table matching by the same words, and the statements taken."""
+    a table matching by the same words, and the statements taken. A message's other
+    sentences (a long chat message or a mail, split) wait until every other candidate has had
+    its place: each slot brings another message's words."""
     facts: list[FactHit] = []
     seen_statements: set[str] = set()
     alike: dict[tuple[int, frozenset[str]], int] = defaultdict(int)
+    messages: set[tuple[int, str]] = set()
+    waiting: list[tuple[float, dict[str, Any]]] = []
     for _, relevance, doc in final:
         if relevance < FACT_FLOOR:
             continue
@@ -314,10 +318,22 @@ def _select(
             alike[key] += 1
             if alike[key] > ALIKE_ROWS:
                 continue
+        if message := first(doc, "message", ""):
+            if (int(first(doc, "document_id", 0)), message) in messages:
+                waiting.append((relevance, doc))
+                continue
+            messages.add((int(first(doc, "document_id", 0)), message))
         seen_statements.add(norm)
         facts.append(_fact_hit(index, doc, relevance))
         if len(facts) >= limit:
+            return facts, seen_statements
+    for relevance, doc in waiting:
+        norm = first(doc, "statement", "").strip().lower()
+        if len(facts) >= limit:
             break
+        if norm not in seen_statements:
+            seen_statements.add(norm)
+            facts.append(_fact_hit(index, doc, relevance))
     return facts, seen_statements
 
 
@@ -466,24 +482,35 @@ def _second_hop(
 ) -> list[FactHit]:
     """Multi-hop: follow the entities the best facts name but the prompt does not ("the DRI
     of Project Harbor" → Casimir Oyelaran → whom he reports to) and add, right after each
-    parent fact, the best fact about that entity that also matches the question. With
-    `hiding_in`, only facts `_visible` in that workspace are added."""
+    parent fact, the best fact about that entity that also matches the question (moved up
+    there if it is listed lower down). With `hiding_in`, only facts `_visible` in that
+    workspace are added."""
     if not facts:
         return facts
     lowered = prompt.lower()
     out: list[FactHit] = []
+    moved: set[str] = set()  # listed facts moved up beside their parent
     added = 0
     for position, parent in enumerate(facts):
+        if parent.statement.strip().lower() in moved:
+            continue
         out.append(parent)
         if position >= HOP_PARENTS or parent.relevance_score < HOP_MIN_PARENT or added >= HOP_MAX_ADDED:
             continue
-        best = _hop_from(index, query, parent.fact_id, lowered, seen, hiding_in)
+        # Listed lower down (the fact right after it is beside it already).
+        below = {f.statement.strip().lower() for f in facts[position + 2 :]} - moved
+        best = _hop_from(index, query, parent.fact_id, lowered, seen - below, hiding_in)
         if best is None:
             continue
         chain, candidate = best
-        seen.add(first(candidate, "statement", "").strip().lower())
+        statement = first(candidate, "statement", "").strip().lower()
+        seen.add(statement)
+        relevance = min(parent.relevance_score, chain) * HOP_DECAY
+        if statement in below:
+            moved.add(statement)
+            relevance = max(relevance, next(f.relevance_score for f in facts if f.statement.strip().lower() == statement))
         # Never above its parent: the parent is what makes it relevant.
-        out.append(_fact_hit(index, candidate, min(parent.relevance_score, chain) * HOP_DECAY, linked=HOP))
+        out.append(_fact_hit(index, candidate, min(parent.relevance_score, relevance), linked=HOP))
         added += 1
     return out[:limit]
 

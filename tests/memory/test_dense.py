@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 
 from memory.engine import dense
 from memory.engine.index import index_for, index_publish
@@ -63,17 +62,10 @@ def test_a_paraphrase_with_no_shared_word_is_found_only_with_the_dense_stage(
 
 
 def test_unchanged_facts_keep_their_vectors_and_only_new_ones_are_encoded(
-    workspace: Workspace, settings: Any, monkeypatch: pytest.MonkeyPatch
+    workspace: Workspace, settings: Any, dense_encoded: list[str]
 ) -> None:
     settings.PAM_DENSE = True
-    encoded: list[str] = []
-    real = dense.encode
-
-    def counting(texts: list[str]) -> np.ndarray:
-        encoded.extend(texts)
-        return real(texts)
-
-    monkeypatch.setattr(dense, "encode", counting)
+    encoded = dense_encoded
     _import(workspace, FACTS[:2])
     assert len(encoded) == 2
     encoded.clear()

@@ -158,13 +158,27 @@ def test_a_record_the_prompt_names_is_followed_even_when_other_facts_outrank_it(
     assert found.index(gold) == found.index(row) + 1
 
 
+def test_a_fact_listed_lower_that_the_hop_reaches_moves_up_beside_its_parent(company: Workspace) -> None:
+    # Priya's line ranks on its own, below two other customers' rows; the Kittiwake row's
+    # account_owner leads to it, so it belongs right after the row.
+    result = retrieve(company, "Who does the account owner of Kittiwake Seafoods report to?", limit=10)
+
+    assert "customer_name: Kittiwake Seafoods Ltd;" in result.facts[0].statement
+    assert result.facts[1].statement.startswith("Priya Natarajan — Key Account Manager, reports to Dana Whitfield")
+    assert result.facts[1].linked == "hop"
+    assert sum(1 for f in result.facts if f.statement.startswith("Priya Natarajan — ")) == 1
+
+
 def test_the_value_of_a_column_the_prompt_names_is_the_bridge_the_hop_crosses(company: Workspace) -> None:
     # "Whitby" (hq_city) leads to a fact holding "based" itself; the prompt asks about the
-    # account owner's place: Priya's line ("office" stands for "based"), found on its own.
+    # account owner's place: Priya's line ("office" stands for "based"), right after the row.
     result = retrieve(company, "Where is the account owner of Kittiwake Seafoods based?", limit=10)
 
-    assert any(s.startswith("Priya Natarajan — Key Account Manager") for s in statements(result))
-    assert [f.statement for f in result.facts if f.linked == "hop"] == []
+    found = statements(result)
+    row = next(i for i, s in enumerate(found) if "customer_name: Kittiwake Seafoods Ltd;" in s)
+    assert found[row + 1].startswith("Priya Natarajan — Key Account Manager")
+    assert result.facts[row + 1].linked == "hop"
+    assert not any("Whitby" in f.statement for f in result.facts if f.linked == "hop")
 
 
 def test_a_named_column_s_value_leads_to_the_fact_about_it_though_no_fact_holds_more_of_the_prompt(

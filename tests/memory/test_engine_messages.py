@@ -1,0 +1,119 @@
+"""Conversations in the engine (SPEC §2.3; issue 16): a message's vector also encodes the
+message it replies to, and the facts of one long message give the other messages their turn
+before taking a second place among the results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from memory.engine import retrieve
+from memory.engine.index import MESSAGE_CONTEXT_CHARS, _version_dir, index_publish
+from memory.models import Fact, Workspace
+from memory.pipelines.sync import source_sync
+from memory.services import source_create_for_items
+from memory.sources.push import item_write
+from tests.conftest import run_create
+
+CONCERT = [
+    ("m1", "Mel", "We celebrated my daughter's birthday with a concert in the garden last night!"),
+    ("m2", "Caro", "Sounds wonderful, your kids must have loved it. Who was playing at the concert?"),
+    ("m3", "Mel", "It was Matt Patterson, he is so talented."),
+]
+NOTE = "The garden shed is painted green every spring."
+# One long message (over 300 characters: split into sentences), every sentence about the
+# freezer, and three short ones that mention it once.
+LONG = (
+    "The freezer alarm went off at midnight in chamber two. "
+    "The freezer door seal was torn and the freezer lost four degrees. "
+    "The freezer engineer replaced the freezer seal by six in the morning. "
+    "The freezer log now shows the freezer back at minus twenty-two. "
+    "The freezer stock was checked and nothing was thrown away by the freezer team."
+)
+SHORT = [
+    "Ana: the freezer report is in the shared drive.",
+    "Please book the freezer engineer's next visit for March.",
+    "The freezer in chamber four is due a service too.",
+]
+
+
+def _import(workspace: Workspace, items: list[dict[str, Any]]) -> None:
+    source = source_create_for_items(workspace=workspace, name="Chat")
+    for item in items:
+        item_write(Path(source.location), item)
+    run = source_sync(run_id=run_create(source=source).pk)
+    assert run is not None and run.status == "completed", run and run.errors
+
+
+def _conversation(external_id: str, messages: list[tuple[str, str, str]]) -> dict[str, Any]:
+    return {
+        "external_id": external_id,
+        "title": f"Chat {external_id}",
+        "messages": [{"id": ref, "author": author, "text": text} for ref, author, text in messages],
+    }
+
+
+def test_a_reply_s_vector_encodes_the_message_before_it(
+    workspace: Workspace, settings: Any, dense_encoded: list[str]
+) -> None:
+    settings.PAM_DENSE = True
+    encoded = dense_encoded
+    _import(workspace, [_conversation("party", CONCERT), {"external_id": "shed", "title": "Shed", "text": NOTE}])
+
+    first, question, reply = (f"{author}: {text}" for _, author, text in CONCERT)
+    assert first in encoded  # the first message of the conversation: alone
+    assert f"{first} {question}" in encoded
+    assert f"{question} {reply}" in encoded
+    assert NOTE in encoded  # a document's fact: alone
+    assert reply not in encoded and question not in encoded
+
+
+def test_only_the_end_of_a_long_message_before_is_encoded_in_whole_words(
+    workspace: Workspace, settings: Any, dense_encoded: list[str]
+) -> None:
+    settings.PAM_DENSE = True
+    encoded = dense_encoded
+    long_text = " ".join(f"Crate {n} is packed and labelled." for n in range(40))  # split into sentences
+    _import(workspace, [_conversation("long", [("a", "Ann", long_text), ("b", "Bo", "Noted, thanks for the list.")])])
+
+    reply = next(text for text in encoded if text.endswith("Bo: Noted, thanks for the list."))
+    before = reply[: -len(" Bo: Noted, thanks for the list.")]
+    said = " ".join(Fact.objects.filter(workspace=workspace, locator="a").order_by("position").values_list("statement", flat=True))
+    assert 0 < len(before) <= MESSAGE_CONTEXT_CHARS
+    assert said.endswith(f" {before}")  # its end, from the start of a word
+    assert before.endswith("Ann: Crate 39 is packed and labelled.")
+
+
+def test_vectors_of_an_older_layout_are_encoded_again_not_reused(
+    workspace: Workspace, settings: Any, dense_encoded: list[str]
+) -> None:
+    settings.PAM_DENSE = True
+    encoded = dense_encoded
+    _import(workspace, [_conversation("party", CONCERT)])
+    assert len(encoded) == 3
+    encoded.clear()
+    version = index_publish(workspace=workspace).version
+    assert encoded == []  # the same layout: every vector reused
+    meta_path = _version_dir(workspace.pk, version) / "pam_meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "schema": 3}))  # as an older release wrote it
+
+    index_publish(workspace=workspace)
+
+    assert len(encoded) == 3
+
+
+def test_one_long_message_takes_one_place_until_the_other_messages_have_theirs(workspace: Workspace) -> None:
+    messages = [("long", "Dee", LONG)] + [(f"s{n}", "Eli", text) for n, text in enumerate(SHORT)]
+    _import(workspace, [_conversation("ops", messages)])
+    long_facts = set(Fact.objects.filter(workspace=workspace, locator="long").values_list("statement", flat=True))
+    assert len(long_facts) == 5  # split into its sentences
+
+    result = retrieve(workspace, "What happened with the freezer?", limit=4)
+
+    found = [f.statement for f in result.facts]
+    assert len([s for s in found if s in long_facts]) == 1
+    assert {s for s in found if s not in long_facts} == {f"Eli: {text}" for text in SHORT}
+    # With room for all of them, the rest of the long message follows.
+    assert long_facts <= {f.statement for f in retrieve(workspace, "What happened with the freezer?", limit=8).facts}
