@@ -28,6 +28,7 @@ from memory.engine.rank import (
     ANCHOR_MIN_IDF,
     ANSWERED_QUESTIONS,
     ANCHOR_POSITION,
+    COMMON_NAME_SHARE,
     EXTREME_RELEVANCE,
     FACT_FLOOR,
     FOCUS_WEIGHT,
@@ -44,6 +45,7 @@ from memory.engine.rank import (
     TITLE_HIT_SCORE,
     QueryTerm,
     Scored,
+    Similarity,
     assess,
     capitalised_words,
     coverage,
@@ -254,22 +256,41 @@ def _found_terms(index: LoadedIndex, facts: list[FactHit]) -> list[tuple[set[str
 
 def candidate_search(
     index: LoadedIndex, query: list[QueryTerm], dense_text: str, hiding_in: Workspace | None
-) -> tuple[list[tuple[float, dict[str, Any]]], dict[int, float]]:
+) -> tuple[list[tuple[float, dict[str, Any]]], Similarity]:
     """The BM25 candidates, the dense stage's nearest facts joining them (with every
-    candidate's cosine similarity), less what `_visible` hides."""
+    candidate's cosine similarities), less what `_visible` hides."""
     found = _candidates(index, query)
-    similarity: dict[int, float] = {}
+    similarity = Similarity()
     if index.vectors is not None:
-        # The dense stage: facts that say it in other words join the candidates.
-        query_vector = dense.encode_query(dense_text)
-        top = index.vectors.top(query_vector, DENSE_CANDIDATES)
+        # The dense stage: facts that say it in other words join the candidates, nearest by
+        # what the prompt asks (`dense_query`); relevance credits the cosine with the prompt.
+        blind = dense_query(index, dense_text)
+        content_vector = dense.encode_query(blind)
+        top = index.vectors.top(content_vector, DENSE_CANDIDATES)
         have = {int(first(doc, "fact_id", 0)) for _, doc in found}
         found += [(0.0, doc) for doc in _docs_by_fact_id(index, [f for f, _ in top if f not in have])]
-        similarity = dict(top)
-        similarity.update(index.vectors.similarity(query_vector, [f for f in have if f not in similarity]))
+        content = dict(top)
+        content.update(index.vectors.similarity(content_vector, [f for f in have if f not in content]))
+        if blind == dense_text:
+            similarity = Similarity(prompt=content, content=content)
+        else:
+            prompt_vector = dense.encode_query(dense_text)
+            similarity = Similarity(prompt=index.vectors.similarity(prompt_vector, list(content)), content=content)
     if hiding_in is not None:
         found = _visible(hiding_in, found)
     return found, similarity
+
+
+def dense_query(index: LoadedIndex, prompt: str) -> str:
+    """The prompt as the dense stage reads it: a name that a large share of the facts hold
+    (COMMON_NAME_SHARE: the two people of a conversation, whose every message carries their
+    name) tells no fact from another, yet would pull the vector toward all of them; it is
+    read as "someone". The words still count in full for BM25 and the speaker bonus."""
+    for name in dict.fromkeys(capitalised_words(prompt)):
+        own = terms(name)
+        if own and all(index.searcher.doc_freq("terms", t) >= COMMON_NAME_SHARE * index.num_docs for t in own):
+            prompt = re.sub(rf"\b{re.escape(name)}\b", "someone", prompt)
+    return prompt
 
 
 def target_sections(

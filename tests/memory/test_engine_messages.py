@@ -1,6 +1,7 @@
 """Conversations in the engine (SPEC §2.3; issue 16): a message's vector also encodes the
-message it replies to, and the facts of one long message give the other messages their turn
-before taking a second place among the results."""
+message it replies to, the facts of one long message give the other messages their turn
+before taking a second place among the results, and the names nearly every message carries
+do not steer the dense stage's ranking."""
 
 from __future__ import annotations
 
@@ -8,8 +9,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from memory.engine import retrieve
-from memory.engine.index import MESSAGE_CONTEXT_CHARS, _version_dir, index_publish
+from memory.engine.index import MESSAGE_CONTEXT_CHARS, _version_dir, index_for, index_publish
+from memory.engine.rank import DENSE_CEILING, DENSE_RELEVANCE, QueryTerm, Similarity, rank_candidates
+from memory.engine.search import dense_query
 from memory.models import Fact, Workspace
 from memory.pipelines.sync import source_sync
 from memory.services import source_create_for_items
@@ -117,3 +122,33 @@ def test_one_long_message_takes_one_place_until_the_other_messages_have_theirs(w
     assert {s for s in found if s not in long_facts} == {f"Eli: {text}" for text in SHORT}
     # With room for all of them, the rest of the long message follows.
     assert long_facts <= {f.statement for f in retrieve(workspace, "What happened with the freezer?", limit=8).facts}
+
+
+def test_a_name_most_facts_hold_is_someone_to_the_dense_stage(workspace: Workspace) -> None:
+    # Mel wrote 2 of the 7 facts; Caro and Matt Patterson are in one each.
+    notes = [NOTE, "The hedge is cut in May.", "The gate code changes every quarter.", "Bins go out on Tuesdays."]
+    _import(
+        workspace,
+        [_conversation("party", CONCERT)]
+        + [{"external_id": f"note-{n}", "title": f"Note {n}", "text": text} for n, text in enumerate(notes)],
+    )
+    index = index_for(workspace)
+    assert index is not None
+
+    assert dense_query(index, "Who did Mel hear at the concert?") == "Who did someone hear at the concert?"
+    assert dense_query(index, "What did Mel say to Caro?") == "What did someone say to Caro?"
+    assert dense_query(index, "When did Matt Patterson play?") == "When did Matt Patterson play?"
+
+
+def test_relevance_credits_the_prompt_s_cosine_and_the_rank_the_name_blind_one() -> None:
+    doc = {"fact_id": [1], "terms": ["shed"], "statement": ["Mel: the shed is green."]}
+    query = [QueryTerm("paint", 1.0, 2.0)]
+
+    def scored(content: float) -> tuple[float, float]:
+        similarity = Similarity(prompt={1: DENSE_CEILING}, content={1: content})
+        ((rank, relevance, _),) = rank_candidates([(1.0, doc)], query, {"paint"}, "What did Mel paint?", similarity)
+        return rank, relevance
+
+    (near_rank, near_relevance), (far_rank, far_relevance) = scored(0.8), scored(0.2)
+    assert near_relevance == far_relevance == pytest.approx(DENSE_RELEVANCE)
+    assert near_rank > far_rank
