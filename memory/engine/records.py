@@ -54,6 +54,10 @@ _SINCE_WORDS = {"longest", "oldest", "newest", "earliest", "youngest", "recently
 _START_NAMES = ("sign", "start", "since", "join", "open", "found", "creat", "establish", "incorporat", "hire", "began")
 _SIZE_NAMES = ("capacity", "size", "value", "revenue", "area", "headcount", "volume", "amount", "total", "seats", "arr")
 _SIZE_WORDS = {"biggest", "largest", "smallest"}
+# "Who ..." asks for someone named: a table with a name column is a table the prompt is about
+# ("Who has been at Corvane the longest?" → the staff directory's earliest start_date). Not
+# "whose", which names the table itself ("whose equipment is oldest").
+_WHO_WORDS = {"who", "whom"}
 
 
 def cells(statement: str) -> dict[str, str]:
@@ -167,6 +171,7 @@ def extreme_row(index: LoadedIndex, prompt: str, candidates: list[dict[str, Any]
             break
     prompt_vector = dense.encode_query(prompt) if index.vectors is not None else None
     asked = prompt_terms | {alias for term in prompt_terms for alias in synonyms(term)}
+    asks_who = bool(_WHO_WORDS & set(_WORD.findall(prompt.lower())))
     best: tuple[float, str, str, list[tuple[dict[str, Any], dict[str, str]]]] | None = None
     for did in tables:
         rows = [(doc, cells(first(doc, "statement", ""))) for doc in _table_rows(index, did)]
@@ -177,6 +182,8 @@ def extreme_row(index: LoadedIndex, prompt: str, candidates: list[dict[str, Any]
         # The table's own words (its title and headings, its column names) the prompt uses.
         own = set(first(rows[0][0], "context", "").split()) | set(terms(" ".join(rows[0][1])))
         table_score = len(asked & own) * TABLE_MATCH
+        if asks_who and any("name" in _WORD.findall(column.lower().replace("_", " ")) for column in rows[0][1]):
+            table_score += TABLE_MATCH
         for name, kind in kinds.items():
             named, meant = _column_score(name, kind, wanted, prompt_terms, prompt_vector)
             # A column chosen by its meaning or kind alone needs a table the prompt is about.

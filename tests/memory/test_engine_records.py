@@ -122,6 +122,16 @@ def test_a_superlative_is_answered_first_by_the_row_holding_the_extreme_value(
     assert result.coverage_assessment in ("partial", "comprehensive")
 
 
+def test_who_asks_for_the_table_with_names_though_the_prompt_names_no_table(company: Workspace) -> None:
+    result = retrieve(company, "Who has been with us the longest?", limit=10)
+
+    assert "customer_name: Orchard Lane Bakeries;" in result.facts[0].statement  # the oldest signup_date
+    assert result.facts[0].linked == "row"
+    # "Whose" names the table it asks about; the customers' names do not answer it.
+    whose = retrieve(company, "Whose equipment is oldest?", limit=10)
+    assert not any("customer_name:" in f.statement for f in whose.facts if f.linked == "row")
+
+
 def test_a_column_is_also_chosen_by_the_meaning_of_its_name(company: Workspace) -> None:
     # No word of the prompt is in "purchase_cost_eur"; "kit" is inside two items' names, and
     # does not narrow the rows to them.
