@@ -93,6 +93,8 @@ GRAPH_RELATION_ROWS = 40  # newest relationship rows among them (one per mention
 TRIAGE_HISTORY = 3  # earlier prompts triage reads
 ROOT = "Company Context"
 HOP_LABEL_TYPES = ("person", "team", "organization", "project")
+# Words asking for an attribute of a person (their record in an org chart or a directory).
+PERSON_ATTRIBUTES = frozenset(terms("role position title job team department manager report boss"))
 TITLE_PHRASES = 3  # capitalised phrases of a sentence tried as bridges
 _TITLE_PHRASE = re.compile(r"[A-Z][\w'-]*(?:\s+(?:&|and|of|for)?\s*[A-Z][\w'-]*)+")
 _PHRASE_OPENERS = {"the", "a", "an", "our", "this", "that", "if", "when", "all", "every"}
@@ -543,15 +545,22 @@ def _hop_from(
     it names, that brings what it leaves unanswered; with the share of the prompt the two
     hold together (the chain's relevance)."""
     own = [q for q in query if q.weight >= 1.0]  # the prompt's own terms
-    labels, named, parent = _bridges(index, fact_id, prompt_lower, {q.term for q in own})
+    labels, named, people, parent = _bridges(index, fact_id, prompt_lower, {q.term for q in own})
     parent_terms = set(first(parent, "terms", "").split())
     remaining = [q for q in own if q.term not in parent_terms and not parent_terms & synonyms(q.term)]
     if not remaining:
         return None
+    # "Who approved the swap, and what is his position?": the approver's record, by the
+    # attribute asked alone (the rest of the prompt was the first hop's).
+    attribute = [q for q in remaining if q.term in PERSON_ATTRIBUTES]
+    if attribute:
+        named = named | people
+        labels = labels + sorted(people - set(labels))
     best: tuple[float, dict[str, Any]] | None = None
     # A value in a column the prompt names is the bridge it asks to cross, the only one.
     for label in [label for label in labels if label in named] or labels:
-        found = _hop_fact(index, label, remaining, seen, hiding_in, label in named)
+        asked = attribute if attribute and label in people else remaining
+        found = _hop_fact(index, label, asked, seen, hiding_in, label in named)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
     if best is None:
@@ -656,18 +665,22 @@ def _visible(workspace: Workspace, found: list[tuple[float, dict[str, Any]]]) ->
 
 def _bridges(
     index: LoadedIndex, fact_id: int, prompt_lower: str, prompt_terms: set[str]
-) -> tuple[list[str], set[str], dict[str, Any]]:
+) -> tuple[list[str], set[str], set[str], dict[str, Any]]:
     """Entities and record values the fact names that the prompt does not, the record values
-    in columns the prompt names, and the fact's index document."""
+    in columns the prompt names, the people it names or who wrote it, and the fact's index
+    document."""
     hits = index.searcher.search(tantivy.Query.term_query(index.index.schema, "fact_id", fact_id), 1).hits
     if not hits:
-        return [], set(), {}
+        return [], set(), set(), {}
     doc = index.searcher.doc(hits[0][1]).to_dict()
     labels = []
+    people = set()
     for value in doc.get("entities") or []:
         label, _, etype = value.rpartition("|")
         if etype in HOP_LABEL_TYPES and label.lower() not in prompt_lower:
             labels.append(label)
+            if etype == "person":
+                people.add(label)
     # A record's values name what it links to ("tier: Gold", "location: Toronto office"); a
     # sentence names roles and places by capitalised phrases ("the Pharmacy & Stock
     # Coordinator places the order" → who holds that title).
@@ -676,7 +689,10 @@ def _bridges(
     for value in [*values, *_title_phrases(statement, prompt_lower)]:
         if value not in labels:
             labels.append(value)
-    return labels, named, doc
+    speaker = SPEAKER.match(statement)
+    if speaker and not records.cells(statement) and speaker.group(1).lower() not in prompt_lower:
+        people.add(speaker.group(1))  # a bridge only to the person's own record
+    return labels, named, people, doc
 
 
 def _title_phrases(statement: str, prompt_lower: str) -> list[str]:

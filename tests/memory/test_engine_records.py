@@ -211,6 +211,17 @@ def test_a_role_title_a_sentence_names_is_a_bridge_of_the_second_hop() -> None:
     assert _title_phrases("Eoin Byrne: Met the Midland Vet Supplies rep today.", "who?") == []
 
 
+def test_who_said_it_and_their_position_leads_from_the_message_to_the_author_s_record(company: Workspace) -> None:
+    # The message says nothing of titles; its author's directory row does.
+    result = retrieve(company, "Who moved the customer forum to Manchester, and what is his position?", limit=10)
+
+    found = statements(result)
+    message = next(i for i, s in enumerate(found) if "customer forum moves to Manchester" in s)
+    record = next(f for f in result.facts if "Commercial Director" in f.statement)
+    assert record.linked == "hop"
+    assert found.index(record.statement) == message + 1
+
+
 def test_a_question_of_an_faq_brings_the_statement_that_answers_it(company: Workspace) -> None:
     result = retrieve(company, "The portal has stopped working. Who should I contact?", limit=10)
 
