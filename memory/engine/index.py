@@ -202,12 +202,13 @@ def _vector_texts(rows: Iterator[tuple[Any, ...]]) -> Iterator[tuple[int, str]]:
     document. A message is a run of facts of one document with the same locator."""
     message: list[str] = []  # the current message's statements
     before = ""  # the text of the message before it
-    last: tuple[Any, ...] | None = None
+    last = (None, None, "")  # the previous row's (document, position, locator)
     for fid, did, pos, locator, statement in rows:
-        follows = last is not None and last[0] == did and last[1] == pos - 1
-        if not (follows and locator and last is not None and locator == last[2]):  # a new message
-            before = " ".join(message)[-MESSAGE_CONTEXT_CHARS:] if follows and locator and message else ""
-            before = before.split(" ", 1)[-1] if len(before) == MESSAGE_CONTEXT_CHARS else before  # whole words
+        follows = last[0] == did and last[1] == pos - 1
+        if not (follows and locator and locator == last[2]):  # a new message
+            said = " ".join(message) if follows and locator else ""
+            # Its end, from the start of a word.
+            before = said[-MESSAGE_CONTEXT_CHARS:].split(" ", 1)[-1] if len(said) > MESSAGE_CONTEXT_CHARS else said
             message = []
         if locator:
             message.append(statement)

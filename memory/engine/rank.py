@@ -200,6 +200,7 @@ def rank_candidates(
     max_bm25 = max((score for score, _ in candidates), default=1.0) or 1.0
     focus = focus_terms(prompt)
     qualifiers = {q.term for q in query if q.weight >= 1.0 and PERIOD.fullmatch(q.term)}
+    dense_on = bool(similarity.prompt)
     for bm25, doc in candidates:
         fact_terms = set(first(doc, "terms", "").split())
         # Its date counts as context: "in May 2023" is answered by a message sent then.
@@ -210,7 +211,6 @@ def rank_candidates(
         if answers_section:
             relevance = max(relevance, SECTION_ANSWER_RELEVANCE)
         fact_id = int(first(doc, "fact_id", 0))
-        dense_on = bool(similarity.prompt)
         if dense_on:
             # Said in other words: cosine similarity vouches for some relevance on its own.
             sim = similarity.prompt.get(fact_id, 0.0)

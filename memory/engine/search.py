@@ -342,18 +342,19 @@ def _select(
             if alike[key] > ALIKE_ROWS:
                 continue
         if message := first(doc, "message", ""):
-            if (int(first(doc, "document_id", 0)), message) in messages:
+            key_message = (int(first(doc, "document_id", 0)), message)
+            if key_message in messages:
                 waiting.append((relevance, doc))
                 continue
-            messages.add((int(first(doc, "document_id", 0)), message))
+            messages.add(key_message)
         seen_statements.add(norm)
         facts.append(_fact_hit(index, doc, relevance))
         if len(facts) >= limit:
             return facts, seen_statements
     for relevance, doc in waiting:
-        norm = first(doc, "statement", "").strip().lower()
         if len(facts) >= limit:
             break
+        norm = first(doc, "statement", "").strip().lower()
         if norm not in seen_statements:
             seen_statements.add(norm)
             facts.append(_fact_hit(index, doc, relevance))
@@ -511,17 +512,19 @@ def _second_hop(
     if not facts:
         return facts
     lowered = prompt.lower()
+    norms = [f.statement.strip().lower() for f in facts]
+    listed = {norm: f.relevance_score for norm, f in zip(norms, facts)}
     out: list[FactHit] = []
     moved: set[str] = set()  # listed facts moved up beside their parent
     added = 0
     for position, parent in enumerate(facts):
-        if parent.statement.strip().lower() in moved:
+        if norms[position] in moved:
             continue
         out.append(parent)
         if position >= HOP_PARENTS or parent.relevance_score < HOP_MIN_PARENT or added >= HOP_MAX_ADDED:
             continue
         # Listed lower down (the fact right after it is beside it already).
-        below = {f.statement.strip().lower() for f in facts[position + 2 :]} - moved
+        below = set(norms[position + 2 :]) - moved
         best = _hop_from(index, query, parent.fact_id, lowered, seen - below, hiding_in)
         if best is None:
             continue
@@ -531,7 +534,7 @@ def _second_hop(
         relevance = min(parent.relevance_score, chain) * HOP_DECAY
         if statement in below:
             moved.add(statement)
-            relevance = max(relevance, next(f.relevance_score for f in facts if f.statement.strip().lower() == statement))
+            relevance = max(relevance, listed[statement])
         # Never above its parent: the parent is what makes it relevant.
         out.append(_fact_hit(index, candidate, min(parent.relevance_score, relevance), linked=HOP))
         added += 1
