@@ -99,35 +99,43 @@ def _self_contained(statement: str, heading: str) -> str:
 
 
 def _block_lines(text: str) -> Iterator[tuple[str, str]]:
-    """(kind, text) for heading/bullet/paragraph/table lines, code fences removed."""
+    """(kind, text) for heading/bullet/paragraph/table lines, code fences removed. A list
+    item's continuation lines (a hard-wrapped item, indented or not) belong to the item, as
+    CommonMark reads them: "4. For stock at Daventry,\n   the QA pharmacist is informed" is
+    one statement, not two halves."""
     in_code = False
     paragraph: list[str] = []
+    item: list[str] = []  # the open list item's lines
+
+    def flush() -> Iterator[tuple[str, str]]:
+        if item:
+            yield "bullet", " ".join(item)
+            item.clear()
+        if paragraph:
+            yield "para", " ".join(paragraph)
+            paragraph.clear()
+
     for raw in text.splitlines():
         line = raw.rstrip()
         if line.lstrip().startswith(("```", "~~~")):
             in_code = not in_code
-            if paragraph:
-                yield "para", " ".join(paragraph)
-                paragraph = []
+            yield from flush()
             continue
         if in_code:
             continue
         heading = _HEADING.match(line)
         bullet = _BULLET.match(line)
         if not line.strip() or heading or bullet or line.lstrip().startswith("|"):
-            if paragraph:
-                yield "para", " ".join(paragraph)
-                paragraph = []
+            yield from flush()
         if heading:
             yield f"h{len(heading.group(1))}", heading.group(2)
         elif bullet:
-            yield "bullet", bullet.group(1)
+            item.append(bullet.group(1))
         elif line.lstrip().startswith("|"):
             yield "table", line
         elif line.strip():
-            paragraph.append(line.strip().lstrip(">").strip())
-    if paragraph:
-        yield "para", " ".join(paragraph)
+            (item or paragraph).append(line.strip().lstrip(">").strip())
+    yield from flush()
 
 
 def statements(title: str, text: str, fmt: str = "markdown") -> list[Statement]:
