@@ -132,7 +132,13 @@ class Similarity:
 # Years and quarters: a question about "Q3 2024" is not answered by a fact about Q1 2026.
 PERIOD = re.compile(r"(?:19|20)\d\d|q[1-4]|h[12]|fy\d\d(?:\d\d)?")
 SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")  # "Ana Ruiz: ship it Friday"
-_FOCUS = re.compile(r"\b(?:how\s+many|how\s+much|which|what)\s+([\w-]+)", re.IGNORECASE)
+# "What *kind of* art", "which *type of* contract": the noun after it is what is asked for.
+_CLASSIFIER = r"(?:kinds?|types?|sorts?)\s+of\s+"
+_FOCUS = re.compile(rf"\b(?:how\s+many|how\s+much|which|what)\s+(?:{_CLASSIFIER})?([\w-]+)", re.IGNORECASE)
+# "Kind" and "sort" asked that way are no more a word of the question than "what" is: in a
+# chat, "what kind of art does Caroline make?" otherwise finds her thanks for "kind words".
+# ("Type" stays: a table's `type` column answers "what type of client is Dunbell?".)
+_VAGUE_CLASSIFIER = re.compile(r"\b(?:what|which|any|some)\s+(?:kinds?|sorts?)\s+of\b", re.IGNORECASE)
 _NAME_WORD = re.compile(r"(?<![.!?:]\s)(?<=\s)([A-Z][\w'&.-]*[\w])")
 _MONTHS = [stem(m) for m in (
     "january february march april may june july august september october november december".split()
@@ -143,6 +149,11 @@ def first(doc: dict[str, Any], field: str, default: Any = None) -> Any:
     """The first value of an index document's field."""
     values = doc.get(field) or []
     return values[0] if values else default
+
+
+def asked_terms(prompt: str) -> list[str]:
+    """The prompt's own terms, in order, without a "what kind of" that only frames it."""
+    return terms(_VAGUE_CLASSIFIER.sub(lambda m: m.group(0).split()[0], prompt))
 
 
 def focus_terms(prompt: str) -> set[str]:

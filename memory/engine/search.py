@@ -52,6 +52,7 @@ from memory.engine.rank import (
     date_terms,
     first,
     focus_terms,
+    asked_terms,
     joint_coverage,
     rank_candidates,
     rank_final,
@@ -106,7 +107,7 @@ def _check(deadline: float | None) -> None:
 
 
 def _query_terms(index: LoadedIndex, prompt: str, rewritten: str) -> list[QueryTerm]:
-    own = terms(prompt)
+    own = asked_terms(prompt)
     focus = focus_terms(prompt)
     weights: dict[str, float] = {}
     for term in own:

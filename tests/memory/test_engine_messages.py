@@ -13,7 +13,15 @@ import pytest
 
 from memory.engine import retrieve
 from memory.engine.index import MESSAGE_CONTEXT_CHARS, _version_dir, index_for, index_publish
-from memory.engine.rank import DENSE_CEILING, DENSE_RELEVANCE, QueryTerm, Similarity, rank_candidates
+from memory.engine.rank import (
+    DENSE_CEILING,
+    DENSE_RELEVANCE,
+    QueryTerm,
+    Similarity,
+    asked_terms,
+    focus_terms,
+    rank_candidates,
+)
 from memory.engine.search import dense_query
 from memory.models import Fact, Workspace
 from memory.pipelines.sync import source_sync
@@ -152,3 +160,27 @@ def test_relevance_credits_the_prompt_s_cosine_and_the_rank_the_name_blind_one()
     (near_rank, near_relevance), (far_rank, far_relevance) = scored(0.8), scored(0.2)
     assert near_relevance == far_relevance == pytest.approx(DENSE_RELEVANCE)
     assert near_rank > far_rank
+
+
+def test_what_kind_of_asks_for_the_noun_after_it_not_for_kindness(workspace: Workspace) -> None:
+    messages = [
+        ("k1", "Caroline", "Thanks Mel, your kind words mean a lot."),
+        ("k2", "Caroline", "You are so kind, thank you for the lovely card."),
+        ("a1", "Caroline", "My art is mostly big landscape paintings."),
+        ("a2", "Mel", "I saw an art fair in the park on Sunday."),
+    ]
+    _import(workspace, [_conversation("chat", messages)])
+
+    result = retrieve(workspace, "What kind of art does Caroline make?", limit=2)
+    assert {f.statement for f in result.facts} == {
+        "Caroline: My art is mostly big landscape paintings.",
+        "Mel: I saw an art fair in the park on Sunday.",
+    }
+
+
+def test_the_frame_of_a_what_kind_of_question_is_not_a_word_of_it() -> None:
+    assert asked_terms("What kind of art does Caroline make?") == ["art", "carolin", "make"]
+    assert focus_terms("What kinds of art does Caroline make?") == {"art"}
+    assert focus_terms("Which type of client is Dunbell?") == {"client"}
+    assert "type" in asked_terms("Which type of client is Dunbell?")  # a table's `type` column
+    assert "kind" in asked_terms("Was Caroline kind to Mel?")  # not a question's frame
