@@ -249,3 +249,43 @@ def test_without_a_superlative_or_a_named_row_the_table_adds_nothing_linked(comp
 
     assert "customer_name: Bluefin Dairies Ltd;" in result.facts[0].statement
     assert result.facts[0].linked == ""
+
+
+SITE_EQUIPMENT = """asset_id,item,site_code,service_supplier,installed
+E-01,CT scanner (64-slice),CW,Blackstairs Imaging,2020-10-01
+E-02,Ultrasound scanner (abdominal),CW,Sonatech Ireland,2020-10-01
+E-03,Digital X-ray unit,KK,Sonatech Ireland,2021-03-15
+E-04,Endoscopy tower,WF,Olympus Ireland,2022-06-01
+"""
+SITE_DIRECTORY = """site_code,site_name,town,phone
+CW,Referral & Imaging Centre,Carlow,059 913 4450
+KK,Kilkenny Hospital,Kilkenny,056 772 1100
+WF,Waterford Hospital,Waterford,051 844 2020
+"""
+SITE_NOTES = """# Site notes
+
+Each site keeps a printed list of its numbers beside the reception desk.
+Every site has a code of two letters used on asset tags and rotas.
+Calls to a site outside opening hours go to the on-call vet for that site.
+Ring the number on the rota if the site alarm goes off.
+"""
+
+
+def test_a_code_in_a_row_leads_to_the_row_of_another_table_it_names(workspace: Workspace, tmp_path: Path) -> None:
+    # The CT scanner's row holds "site" and "CT scanner" but not what is asked (a number to
+    # ring), so it is only the second fact (relevance 0.31, under the 0.4 a parent once
+    # needed): its site_code CW leads to the site directory's row, whose phone answers.
+    folder = tmp_path / "vets"
+    folder.mkdir()
+    (folder / "equipment.csv").write_text(SITE_EQUIPMENT)
+    (folder / "sites.csv").write_text(SITE_DIRECTORY)
+    (folder / "site-notes.md").write_text(SITE_NOTES)
+    source = Source.objects.create(workspace=workspace, name="vets", kind="auto", location=str(folder))
+    assert source_sync(run_id=run_create(source=source).pk).status == "completed"
+
+    result = retrieve(workspace, "What number do I ring for the site where the CT scanner is?", limit=5)
+
+    found = statements(result)
+    assert any("item: CT scanner (64-slice)" in s for s in found)
+    site = next(f for f in result.facts if "phone: 059 913 4450" in f.statement)
+    assert site.linked == "hop"
