@@ -76,6 +76,11 @@ HOP_PARENTS = 3  # only the best facts are followed
 # 0.942; harbourline, Corvane and LoCoMo 1-5 unchanged. 0.25 gave the same as 0.3.
 HOP_MIN_PARENT = 0.3
 HOP_MAX_ADDED = 2
+# A third link, once per prompt: from a hop's fact on, when the chain leaves a word of the
+# prompt it brings (the incident's row -> her message declaring it -> her record, for "who
+# declared the SEV2, and their role?"). Corvane's tuning half 0.964/0.952 -> 0.976/0.976;
+# harbourline, Wrenfield, the demo and LoCoMo 1-5 unchanged; 2 gave the same as 1.
+HOP_EXTENSIONS = 1
 HOP_MIN_COVERAGE = 0.55  # coverage of the hop query a found fact needs
 HOP_DECAY = 0.9  # a hop's relevance: min(parent, what the two hold of the prompt) times this
 

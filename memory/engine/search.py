@@ -36,6 +36,7 @@ from memory.engine.rank import (
     HOP_DECAY,
     HOP_MAX_ADDED,
     HOP_MIN_COVERAGE,
+    HOP_EXTENSIONS,
     HOP_MIN_PARENT,
     HOP_PARENTS,
     MAX_SECTIONS,
@@ -517,7 +518,7 @@ def _second_hop(
     listed = {norm: f.relevance_score for norm, f in zip(norms, facts)}
     out: list[FactHit] = []
     moved: set[str] = set()  # listed facts moved up beside their parent
-    added = 0
+    added = extended = 0
     for position, parent in enumerate(facts):
         if norms[position] in moved:
             continue
@@ -539,7 +540,42 @@ def _second_hop(
         # Never above its parent: the parent is what makes it relevant.
         out.append(_fact_hit(index, candidate, min(parent.relevance_score, relevance), linked=HOP))
         added += 1
+        if extended < HOP_EXTENSIONS:
+            further = _hop_on(index, query, parent.fact_id, candidate, lowered, seen - below, hiding_in)
+            if further is not None:
+                statement = first(further, "statement", "").strip().lower()
+                seen.add(statement)
+                if statement in below:
+                    moved.add(statement)
+                out.append(_fact_hit(index, further, min(parent.relevance_score, relevance), linked=HOP))
+                extended += 1
     return out[:limit]
+
+
+def _hop_on(
+    index: LoadedIndex,
+    query: list[QueryTerm],
+    parent_id: int,
+    hop: dict[str, Any],
+    prompt_lower: str,
+    seen: set[str],
+    hiding_in: Workspace | None,
+) -> dict[str, Any] | None:
+    """A third link: the fact one hop from a hop's fact, when the chain so far leaves a word of
+    the prompt it brings ("who declared the SEV2, and their role?": the incident's row -> her
+    message declaring it -> her own record, with her role)."""
+    hop_id = int(first(hop, "fact_id", 0))
+    found = _hop_from(index, query, hop_id, prompt_lower, seen, hiding_in)
+    if found is None:
+        return None
+    chain = _doc_terms([*_docs_by_fact_id(index, [parent_id]), hop])
+    held = set().union(*(own | context for own, context in chain))
+    if any(q.weight >= 1.0 and q.term in PERSON_ATTRIBUTES and q.term not in held for q in query):
+        # The attribute asked, from the record of a person the hop's fact names or who wrote it.
+        people = _bridges(index, hop_id, prompt_lower, {q.term for q in query if q.weight >= 1.0})[2]
+        return found[1] if people else None
+    after = joint_coverage(query, [*chain, *_doc_terms([found[1]])])
+    return found[1] if after > joint_coverage(query, chain) else None
 
 
 def _hop_from(

@@ -289,3 +289,45 @@ def test_a_code_in_a_row_leads_to_the_row_of_another_table_it_names(workspace: W
     assert any("item: CT scanner (64-slice)" in s for s in found)
     site = next(f for f in result.facts if "phone: 059 913 4450" in f.statement)
     assert site.linked == "hop"
+
+
+INCIDENTS = """incident_id,date,severity,service,summary,incident_commander
+INC-7,2026-02-03,SEV2,Notifications,UK SMS delayed after the sender ID was rejected,Maja Lind
+INC-8,2026-02-20,SEV3,Reports,Monthly export slow for two tenants,Owen Price
+"""
+RUNBOOK = """# Incident runbook
+
+For SEV1, the status page is updated within 30 minutes of declaring the incident.
+SEV1 and SEV2 pages must be acknowledged within 15 minutes.
+Every SEV1 and SEV2 gets a blameless post-mortem within 5 working days.
+"""
+ONCALL_USERS = [
+    {"id": "U5", "name": "maja", "profile": {"real_name": "Maja Lind", "title": "Site Reliability Engineer"}},
+    {"id": "U6", "name": "owen", "profile": {"real_name": "Owen Price", "title": "Backend Engineer"}},
+]
+DECLARED = [
+    {"type": "message", "user": "U5", "text": "Twilio is rejecting our sender ID for UK numbers. Declaring SEV2, I am IC.", "ts": "1770125160.000200"},
+    {"type": "message", "user": "U6", "text": "Thanks Maja, I will watch the export queue meanwhile.", "ts": "1770125260.000200"},
+]
+
+
+def test_a_third_link_brings_the_role_of_the_person_a_hop_s_message_is_from(workspace: Workspace, tmp_path: Path) -> None:
+    # The incident's row names the commander; her message declares the SEV2; only her own
+    # record holds her role: row -> message -> record.
+    folder = tmp_path / "eng"
+    chat = folder / "slack"
+    (chat / "incidents").mkdir(parents=True)
+    (folder / "incidents.csv").write_text(INCIDENTS)
+    (folder / "runbook.md").write_text(RUNBOOK)
+    (chat / "users.json").write_text(json.dumps(ONCALL_USERS))
+    (chat / "channels.json").write_text(json.dumps([{"id": "C9", "name": "incidents"}]))
+    (chat / "incidents" / "2026-02-03.json").write_text(json.dumps(DECLARED))
+    source = Source.objects.create(workspace=workspace, name="eng", kind="auto", location=str(folder))
+    assert source_sync(run_id=run_create(source=source).pk).status == "completed"
+
+    result = retrieve(workspace, "Who declared the SEV2 for the delayed SMS, and what is their role?", limit=10)
+
+    found = statements(result)
+    assert any(s.startswith("Maja Lind: ") and "Declaring SEV2" in s for s in found)
+    role = next(f for f in result.facts if "Site Reliability Engineer" in f.statement)
+    assert role.linked == "hop"
