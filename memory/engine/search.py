@@ -34,9 +34,9 @@ from memory.engine.rank import (
     FOCUS_WEIGHT,
     HISTORY_WEIGHT,
     HOP_DECAY,
+    HOP_EXTENSIONS,
     HOP_MAX_ADDED,
     HOP_MIN_COVERAGE,
-    HOP_EXTENSIONS,
     HOP_MIN_PARENT,
     HOP_PARENTS,
     MAX_SECTIONS,
@@ -47,13 +47,13 @@ from memory.engine.rank import (
     QueryTerm,
     Scored,
     Similarity,
+    asked_terms,
     assess,
     capitalised_words,
     coverage,
     date_terms,
     first,
     focus_terms,
-    asked_terms,
     joint_coverage,
     rank_candidates,
     rank_final,
@@ -509,8 +509,8 @@ def _second_hop(
     """Multi-hop: follow the entities the best facts name but the prompt does not ("the DRI
     of Project Harbor" → Casimir Oyelaran → whom he reports to) and add, right after each
     parent fact, the best fact about that entity that also matches the question (moved up
-    there if it is listed lower down). With `hiding_in`, only facts `_visible` in that
-    workspace are added."""
+    there if it is listed lower down), and once per prompt the fact one more hop on
+    (`_hop_on`). With `hiding_in`, only facts `_visible` in that workspace are added."""
     if not facts:
         return facts
     lowered = prompt.lower()
