@@ -196,6 +196,16 @@ def run_create(*, source: Any) -> Any:
     return PipelineRun.objects.create(workspace=source.workspace, source=source)
 
 
+def folder_import(workspace: Workspace, folder: Path) -> None:
+    """Import a folder of files (kind `auto`, named after it) as a source, run to completion."""
+    from memory.models import Source
+    from memory.pipelines.sync import source_sync
+
+    source = Source.objects.create(workspace=workspace, name=folder.name, kind="auto", location=str(folder))
+    run = source_sync(run_id=run_create(source=source).pk)
+    assert run is not None and run.status == "completed", run and run.errors
+
+
 @pytest.fixture
 def imported_workspace(workspace: Workspace, corpus_dir: Path) -> Workspace:
     """The workspace with the fixture corpus imported through the real pipeline."""

@@ -15,7 +15,7 @@ import json
 import math
 import shutil
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -26,6 +26,7 @@ from django.db.models import Count, Max, OuterRef, Subquery
 from django.utils import timezone
 
 from memory.engine import dense
+from memory.engine.revisions import workspace_revisions
 from memory.engine.text import term_set, terms
 from memory.engine.tokens import estimate_tokens
 from memory.models import Fact, IndexVersion, Section, Workspace
@@ -139,7 +140,8 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
     writer.commit()
     writer.wait_merging_threads()
     del writer, index
-    # The same bytes as json.dumps({"schema", "facts", "sections": [...]}), one section at a time.
+    # The same bytes as json.dumps({"schema", "facts", "revisions", "sections": [...]}), one
+    # section at a time.
     indexed = (
         Fact.objects.filter(workspace=workspace, section_id=OuterRef("pk"))
         .order_by()
@@ -155,7 +157,9 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
     )
     filled = 0
     with (tmp / "pam_meta.json").open("w", encoding="utf-8") as meta:
-        meta.write(json.dumps({"schema": _SCHEMA_VERSION, "facts": count, "sections": []})[:-2])
+        # Older versions of a document -> its newest (revisions.py), keys as JSON strings.
+        revisions = {str(old): new for old, new in workspace_revisions(workspace).items()}
+        meta.write(json.dumps({"schema": _SCHEMA_VERSION, "facts": count, "revisions": revisions, "sections": []})[:-2])
         for n, section in enumerate(topics.iterator(chunk_size=1000)):
             facts = section.indexed or 0
             filled += 1 if facts else 0
@@ -286,6 +290,9 @@ class LoadedIndex:
     num_docs: int
     sections: dict[int, dict[str, Any]]
     vectors: dense.Vectors | None = None  # with the dense stage on
+    # An older version's document id -> the newest version's (revisions.py); empty in an
+    # index published before revisions were mapped, until the next publish.
+    revisions: dict[int, int] = field(default_factory=dict)
 
     def idf(self, term: str) -> float:
         df = self.searcher.doc_freq("terms", term)
@@ -340,6 +347,7 @@ def index_for(workspace: Workspace, version: int | None = None) -> LoadedIndex |
             num_docs=searcher.num_docs,
             sections={int(s["id"]): s for s in meta["sections"]},
             vectors=dense.Vectors.open(path) if dense.enabled() else None,
+            revisions={int(old): int(new) for old, new in meta.get("revisions", {}).items()},
         )
         _loaded[workspace.pk] = loaded
         return loaded

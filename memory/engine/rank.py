@@ -89,6 +89,14 @@ HOP_DECAY = 0.9  # a hop's relevance: min(parent, what the two hold of the promp
 ALIKE_ROWS = 3
 ANSWERED_QUESTIONS = 3  # a question among this many first facts brings the statement after it
 
+# --- Versions of a document (revisions.py) ---------------------------------------------------
+# The share of an older version's fact (its words' IDF weight) the newer version's statement
+# it brings must hold. Harbourline's tuning half 0.966/0.955 -> 0.989/0.977 (newest_wins 3/4 ->
+# 4/4: "how long have we got to let a customer know ...": version 1.0's 30 minutes brings
+# version 2.0's 15); the same from 0.2 to 0.5; Wrenfield unchanged (its CP-04 questions were
+# found already); Corvane, the demo and LoCoMo hold no versions.
+NEWER_VERSION_SHARE = 0.3
+
 # --- Structured records (records.py) ----------------------------------------------------------
 EXTREME_RELEVANCE = 0.7  # the least relevance of the row answering a superlative ("oldest customer")
 # A record whose values hold the prompt's rarest words ("Kestrel Seafoods") is the entity the

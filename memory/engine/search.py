@@ -39,6 +39,7 @@ from memory.engine.rank import (
     HOP_MIN_COVERAGE,
     HOP_MIN_PARENT,
     HOP_PARENTS,
+    NEWER_VERSION_SHARE,
     MAX_SECTIONS,
     SECTION_CANDIDATES,
     SECTION_CUTOFF,
@@ -64,6 +65,7 @@ from memory.engine.triage import triage as triage_prompt
 from memory.engine.types import (
     ANSWER,
     HOP,
+    NEWER,
     ROW,
     DocumentHit,
     EntityHit,
@@ -219,6 +221,7 @@ def retrieve(
     facts = _with_extreme(index, prompt, scored, facts, seen_statements, limit)
     facts = _with_anchor(index, query, prompt, scored, facts, seen_statements, hiding_in)
     facts = _second_hop(index, query, facts, prompt, seen_statements, limit, hiding_in)
+    facts = _with_newer_versions(index, query, facts, seen_statements, limit, hiding_in)
     facts.sort(key=lambda f: -f.relevance_score)  # a chain's facts rank by what they hold together
     _check(deadline)
 
@@ -471,6 +474,63 @@ def _anchor(query: list[QueryTerm], ordered: list[Scored]) -> Scored | None:
     if best is None or best_weight < ANCHOR_MIN_IDF or best_weight <= runner_up:
         return None
     return best
+
+
+def _with_newer_versions(
+    index: LoadedIndex,
+    query: list[QueryTerm],
+    facts: list[FactHit],
+    seen: set[str],
+    limit: int,
+    hiding_in: Workspace | None,
+) -> list[FactHit]:
+    """A fact of an older version of a document (`LoadedIndex.revisions`) brings, right above
+    it, the statement of the newest version that says most of what
+    it and the prompt say: "inform the customer within 30 minutes" (SOP version 1.0) brings
+    "within 15 minutes of the alarm" (version 2.0), which shares few of its words."""
+    if not index.revisions:
+        return facts
+    out: list[FactHit] = []
+    for fact in facts:
+        newest = index.revisions.get(fact.document_id)
+        if newest is not None:
+            found = _version_statement(index, query, fact, newest, seen, hiding_in)
+            if found is not None:
+                seen.add(first(found, "statement", "").strip().lower())
+                out.append(_fact_hit(index, found, fact.relevance_score, linked=NEWER))
+        out.append(fact)
+    return out[:limit]
+
+
+def _version_statement(
+    index: LoadedIndex, query: list[QueryTerm], fact: FactHit, document_id: int, seen: set[str], hiding_in: Workspace | None
+) -> dict[str, Any] | None:
+    """The statement of document `document_id` (a newer version of the fact's) holding most of
+    the IDF weight of the fact's words and the prompt's together, at least NEWER_VERSION_SHARE
+    of the fact's own."""
+    own = {q.term for q in query if q.weight >= 1.0}
+    wanted = [QueryTerm(t, 1.0, index.idf(t)) for t in dict.fromkeys([*terms(fact.statement), *own])]
+    if not wanted:
+        return None
+    schema = index.index.schema
+    should = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "terms", q.term)) for q in wanted]
+    within = tantivy.Query.term_query(schema, "document_id", document_id)
+    hits = index.searcher.search(tantivy.Query.boolean_query([(tantivy.Occur.Must, within), *should]), HOP_CANDIDATES).hits
+    candidates = [(0.0, index.searcher.doc(address).to_dict()) for _, address in hits]
+    if hiding_in is not None:
+        candidates = _visible(hiding_in, candidates)
+    fact_words = [q for q in wanted if q.term in set(terms(fact.statement))]
+    best: tuple[float, dict[str, Any]] | None = None
+    for _, candidate in candidates:
+        if first(candidate, "statement", "").strip().lower() in seen:
+            continue
+        held = set(first(candidate, "terms", "").split())
+        if coverage(fact_words, held, set()) < NEWER_VERSION_SHARE:
+            continue
+        score = coverage(wanted, held, set(first(candidate, "context", "").split()))
+        if best is None or score > best[0]:
+            best = (score, candidate)
+    return best[1] if best is not None else None
 
 
 def _phase1(

@@ -31,7 +31,7 @@ class Phase1:
     targeted_sections: list[TargetedSection] = field(default_factory=list)
 
 
-HOP, ROW, ANSWER = "hop", "row", "answer"  # FactHit.linked
+HOP, ROW, ANSWER, NEWER = "hop", "row", "answer", "newer"  # FactHit.linked
 
 
 @dataclass
@@ -50,7 +50,8 @@ class FactHit:
     reference: str | None = None  # an agent memory's reference (SPEC §2.4), from the live layer
     # How it was reached when not by its own words (memory.engine.search): "hop" through an
     # entity or a record's value another fact names, "row" a table's row a superlative picks,
-    # "answer" the statement after a question found; "" by its own words.
+    # "answer" the statement after a question found, "newer" the newest version of a document
+    # an older version's fact was found in; "" by its own words.
     linked: str = ""
 
     def as_dict(self) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 from memory.engine import Retrieval, RetrievalTimeout, retrieve
 from memory.models import Fact, IndexVersion, Source, Workspace
 from memory.pipelines.sync import source_sync
-from tests.conftest import run_create
+from tests.conftest import folder_import, run_create
 
 MERIDIAN_OWNER = "Platform Engineering owns the Meridian platform rollout through Q3."
 DANA_LEADS = "Dana Ortiz leads the Platform Engineering team."
@@ -24,11 +24,6 @@ def statements(result: Retrieval) -> list[str]:
 
 def resync(workspace: Workspace) -> None:
     source = Source.objects.get(workspace=workspace)
-    assert source_sync(run_id=run_create(source=source).pk).status == "completed"
-
-
-def import_folder(workspace: Workspace, folder: Path) -> None:
-    source = Source.objects.create(workspace=workspace, name=folder.name, kind="auto", location=str(folder))
     assert source_sync(run_id=run_create(source=source).pk).status == "completed"
 
 
@@ -99,7 +94,7 @@ def test_a_sentence_under_the_heading_the_prompt_names_is_found_though_it_repeat
     folder.mkdir()
     (folder / "postmortem.md").write_text(POSTMORTEM)
     (folder / "mentions.md").write_text("# Incident chatter\n\n" + "\n\n".join(OUTAGE_MENTIONS) + "\n")
-    import_folder(workspace, folder)
+    folder_import(workspace, folder)
 
     result = retrieve(workspace, "What was the root cause of the October 2025 field sync outage?", limit=10)
 
@@ -316,7 +311,7 @@ def test_it_refuses_other_workspace(
         "Marta Quinn leads the Quantum Research team.\n"
     )
     globex = make_workspace("globex")
-    import_folder(globex, folder)
+    folder_import(globex, folder)
 
     ours = retrieve(imported_workspace, "Who leads the Quantum Research team on Project Zephyr?")
     theirs = retrieve(globex, "Who owns the Meridian rollout?")

@@ -14,7 +14,7 @@ from memory.engine import Retrieval, retrieve
 from memory.engine.search import _title_phrases
 from memory.models import Source, Workspace
 from memory.pipelines.sync import source_sync
-from tests.conftest import run_create
+from tests.conftest import folder_import, run_create
 
 CUSTOMERS = """customer_id,customer_name,hq_city,signup_date,annual_value_gbp,tier,account_owner
 C-1,Bluefin Dairies Ltd,Carlisle,2015-03-02,880000,Silver,Priya Natarajan
@@ -280,8 +280,7 @@ def test_a_code_in_a_row_leads_to_the_row_of_another_table_it_names(workspace: W
     (folder / "equipment.csv").write_text(SITE_EQUIPMENT)
     (folder / "sites.csv").write_text(SITE_DIRECTORY)
     (folder / "site-notes.md").write_text(SITE_NOTES)
-    source = Source.objects.create(workspace=workspace, name="vets", kind="auto", location=str(folder))
-    assert source_sync(run_id=run_create(source=source).pk).status == "completed"
+    folder_import(workspace, folder)
 
     result = retrieve(workspace, "What number do I ring for the site where the CT scanner is?", limit=5)
 
@@ -322,8 +321,7 @@ def test_a_third_link_brings_the_role_of_the_person_a_hop_s_message_is_from(work
     (chat / "users.json").write_text(json.dumps(ONCALL_USERS))
     (chat / "channels.json").write_text(json.dumps([{"id": "C9", "name": "incidents"}]))
     (chat / "incidents" / "2026-02-03.json").write_text(json.dumps(DECLARED))
-    source = Source.objects.create(workspace=workspace, name="eng", kind="auto", location=str(folder))
-    assert source_sync(run_id=run_create(source=source).pk).status == "completed"
+    folder_import(workspace, folder)
 
     result = retrieve(workspace, "Who declared the SEV2 for the delayed SMS, and what is their role?", limit=10)
 
