@@ -43,12 +43,13 @@ _NUMBER = re.compile(r"^[£$€]?\s*(-?\d[\d,]*(?:\.\d+)?)\s*(?:%|[kKmM])?$")
 # to a column chosen by its kind alone.
 # For a date column "longest" means the earliest start ("a customer the longest"); for a
 # number column the largest value ("the longest route").
-_SMALLEST = {"smallest", "lowest", "fewest", "least", "cheapest", "shortest"}
-_LARGEST = {"biggest", "largest", "highest", "greatest", "most", "top", "longest"}
-_EARLIEST = {"oldest", "earliest", "longest", "first", "soonest"}
+# "Next" is the earliest date of a column it names ("due for a service next").
+_SMALLEST = {"smallest", "lowest", "fewest", "least", "cheapest", "shortest", "minimum", "min"}
+_LARGEST = {"biggest", "largest", "highest", "greatest", "most", "top", "longest", "maximum", "max", "priciest"}
+_EARLIEST = {"oldest", "earliest", "longest", "first", "soonest", "next"}
 _LATEST = {"newest", "latest", "youngest", "recent", "recently", "last"}
-_WEAK = {"first", "most", "least", "top", "last", "recent", "latest"}
-_WORD = re.compile(r"[a-z][a-z-]*")
+_WEAK = {"first", "most", "least", "top", "last", "recent", "latest", "next", "max", "min"}
+_WORD = re.compile(r"[a-z]+")  # "longest-serving" is "longest" and "serving"
 # "Customer the longest": a duration of a relationship is measured from its start date.
 _SINCE_WORDS = {"longest", "oldest", "newest", "earliest", "youngest", "recently"}
 _START_NAMES = ("sign", "start", "since", "join", "open", "found", "creat", "establish", "incorporat", "hire", "began")

@@ -104,20 +104,24 @@ def statements(result: Retrieval) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("prompt", "row"),
+    ("prompt", "cell"),
     [
-        ("Who has been a customer of ours the longest?", "Orchard Lane Bakeries"),  # the oldest signup date
-        ("Which customer signed up most recently?", "Juniper Pharma UK"),  # the newest
-        ("Who is our biggest customer by annual value?", "Juniper Pharma UK"),  # the largest number
-        ("Which customer has the smallest annual value?", "Orchard Lane Bakeries"),
+        ("Who has been a customer of ours the longest?", "customer_name: Orchard Lane Bakeries"),  # the oldest signup
+        ("Which customer signed up most recently?", "customer_name: Juniper Pharma UK"),  # the newest
+        ("Who is our biggest customer by annual value?", "customer_name: Juniper Pharma UK"),  # the largest number
+        ("Which customer has the smallest annual value?", "customer_name: Orchard Lane Bakeries"),
+        ("Which item of equipment has the maximum purchase cost?", "item: CT scanner (64-slice)"),
+        ("Which item of equipment has the minimum purchase cost?", "item: Anaesthesia machine"),
+        ("Which item of equipment is due for its service next?", "item: Portable DR kit (equine)"),  # earliest due
+        ("Which is our longest-installed item of equipment?", "item: Portable DR kit (equine)"),  # "longest"
     ],
 )
 def test_a_superlative_is_answered_first_by_the_row_holding_the_extreme_value(
-    company: Workspace, prompt: str, row: str
+    company: Workspace, prompt: str, cell: str
 ) -> None:
     result = retrieve(company, prompt, limit=10)
 
-    assert f"customer_name: {row};" in result.facts[0].statement
+    assert f"{cell};" in result.facts[0].statement
     assert result.facts[0].linked == "row"
     assert result.coverage_assessment in ("partial", "comprehensive")
 
