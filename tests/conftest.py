@@ -196,11 +196,15 @@ def run_create(*, source: Any) -> Any:
     return PipelineRun.objects.create(workspace=source.workspace, source=source)
 
 
-def folder_import(workspace: Workspace, folder: Path) -> None:
-    """Import a folder of files (kind `auto`, named after it) as a source, run to completion."""
+def folder_import(workspace: Workspace, folder: Path, files: dict[str, str] | None = None) -> None:
+    """Import a folder of files (kind `auto`, named after it) as a source, run to completion;
+    `files` (path inside the folder -> text) are written into it first."""
     from memory.models import Source
     from memory.pipelines.sync import source_sync
 
+    for name, text in (files or {}).items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
     source = Source.objects.create(workspace=workspace, name=folder.name, kind="auto", location=str(folder))
     run = source_sync(run_id=run_create(source=source).pk)
     assert run is not None and run.status == "completed", run and run.errors

@@ -485,9 +485,9 @@ def _with_newer_versions(
     hiding_in: Workspace | None,
 ) -> list[FactHit]:
     """A fact of an older version of a document (`LoadedIndex.revisions`) brings, right above
-    it, the statement of the newest version that says most of what
-    it and the prompt say: "inform the customer within 30 minutes" (SOP version 1.0) brings
-    "within 15 minutes of the alarm" (version 2.0), which shares few of its words."""
+    it, the statement of the newest version that says most of what it and the prompt say:
+    "inform the customer within 30 minutes" (SOP version 1.0) brings "within 15 minutes of
+    the alarm" (version 2.0), which shares few of its words."""
     if not index.revisions:
         return facts
     out: list[FactHit] = []
@@ -509,7 +509,8 @@ def _version_statement(
     the IDF weight of the fact's words and the prompt's together, at least NEWER_VERSION_SHARE
     of the fact's own."""
     own = {q.term for q in query if q.weight >= 1.0}
-    wanted = [QueryTerm(t, 1.0, index.idf(t)) for t in dict.fromkeys([*terms(fact.statement), *own])]
+    said = terms(fact.statement)
+    wanted = [QueryTerm(t, 1.0, index.idf(t)) for t in dict.fromkeys([*said, *own])]
     if not wanted:
         return None
     schema = index.index.schema
@@ -519,7 +520,7 @@ def _version_statement(
     candidates = [(0.0, index.searcher.doc(address).to_dict()) for _, address in hits]
     if hiding_in is not None:
         candidates = _visible(hiding_in, candidates)
-    fact_words = [q for q in wanted if q.term in set(terms(fact.statement))]
+    fact_words = [q for q in wanted if q.term in set(said)]
     best: tuple[float, dict[str, Any]] | None = None
     for _, candidate in candidates:
         if first(candidate, "statement", "").strip().lower() in seen:
@@ -625,15 +626,18 @@ def _hop_on(
     the prompt it brings ("who declared the SEV2, and their role?": the incident's row -> her
     message declaring it -> her own record, with her role)."""
     hop_id = int(first(hop, "fact_id", 0))
+    chain = _doc_terms([*_docs_by_fact_id(index, [parent_id]), hop])
+    held = set().union(*(own | context for own, context in chain))
+    attribute = any(q.weight >= 1.0 and q.term in PERSON_ATTRIBUTES and q.term not in held for q in query)
+    # The attribute asked comes from the record of a person the hop's fact names or who wrote
+    # it: with no such person there is nowhere to go.
+    if attribute and not _bridges(index, hop_id, prompt_lower, {q.term for q in query if q.weight >= 1.0})[2]:
+        return None
     found = _hop_from(index, query, hop_id, prompt_lower, seen, hiding_in)
     if found is None:
         return None
-    chain = _doc_terms([*_docs_by_fact_id(index, [parent_id]), hop])
-    held = set().union(*(own | context for own, context in chain))
-    if any(q.weight >= 1.0 and q.term in PERSON_ATTRIBUTES and q.term not in held for q in query):
-        # The attribute asked, from the record of a person the hop's fact names or who wrote it.
-        people = _bridges(index, hop_id, prompt_lower, {q.term for q in query if q.weight >= 1.0})[2]
-        return found[1] if people else None
+    if attribute:
+        return found[1]
     after = joint_coverage(query, [*chain, *_doc_terms([found[1]])])
     return found[1] if after > joint_coverage(query, chain) else None
 

@@ -90,11 +90,8 @@ def test_a_sentence_under_the_heading_the_prompt_names_is_found_though_it_repeat
 ) -> None:
     # Twelve sentences say "October 2025 field sync outage" in their own words; the answer is
     # the one under "Root cause" in that outage's post-mortem, which says none of it.
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "postmortem.md").write_text(POSTMORTEM)
-    (folder / "mentions.md").write_text("# Incident chatter\n\n" + "\n\n".join(OUTAGE_MENTIONS) + "\n")
-    folder_import(workspace, folder)
+    mentions = "# Incident chatter\n\n" + "\n\n".join(OUTAGE_MENTIONS) + "\n"
+    folder_import(workspace, tmp_path / "notes", {"postmortem.md": POSTMORTEM, "mentions.md": mentions})
 
     result = retrieve(workspace, "What was the root cause of the October 2025 field sync outage?", limit=10)
 

@@ -279,12 +279,8 @@ def test_a_code_in_a_row_leads_to_the_row_of_another_table_it_names(workspace: W
     # The CT scanner's row holds "site" and "CT scanner" but not what is asked (a number to
     # ring), so it is only the second fact (relevance 0.31, under the 0.4 a parent once
     # needed): its site_code CW leads to the site directory's row, whose phone answers.
-    folder = tmp_path / "vets"
-    folder.mkdir()
-    (folder / "equipment.csv").write_text(SITE_EQUIPMENT)
-    (folder / "sites.csv").write_text(SITE_DIRECTORY)
-    (folder / "site-notes.md").write_text(SITE_NOTES)
-    folder_import(workspace, folder)
+    files = {"equipment.csv": SITE_EQUIPMENT, "sites.csv": SITE_DIRECTORY, "site-notes.md": SITE_NOTES}
+    folder_import(workspace, tmp_path / "vets", files)
 
     result = retrieve(workspace, "What number do I ring for the site where the CT scanner is?", limit=5)
 
@@ -317,15 +313,14 @@ DECLARED = [
 def test_a_third_link_brings_the_role_of_the_person_a_hop_s_message_is_from(workspace: Workspace, tmp_path: Path) -> None:
     # The incident's row names the commander; her message declares the SEV2; only her own
     # record holds her role: row -> message -> record.
-    folder = tmp_path / "eng"
-    chat = folder / "slack"
-    (chat / "incidents").mkdir(parents=True)
-    (folder / "incidents.csv").write_text(INCIDENTS)
-    (folder / "runbook.md").write_text(RUNBOOK)
-    (chat / "users.json").write_text(json.dumps(ONCALL_USERS))
-    (chat / "channels.json").write_text(json.dumps([{"id": "C9", "name": "incidents"}]))
-    (chat / "incidents" / "2026-02-03.json").write_text(json.dumps(DECLARED))
-    folder_import(workspace, folder)
+    files = {
+        "incidents.csv": INCIDENTS,
+        "runbook.md": RUNBOOK,
+        "slack/users.json": json.dumps(ONCALL_USERS),
+        "slack/channels.json": json.dumps([{"id": "C9", "name": "incidents"}]),
+        "slack/incidents/2026-02-03.json": json.dumps(DECLARED),
+    }
+    folder_import(workspace, tmp_path / "eng", files)
 
     result = retrieve(workspace, "Who declared the SEV2 for the delayed SMS, and what is their role?", limit=10)
 

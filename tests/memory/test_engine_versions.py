@@ -68,12 +68,7 @@ def test_a_title_shared_by_more_documents_than_versions_are_a_series() -> None:
 def test_an_older_version_s_fact_brings_the_newest_version_s_statement_above_it(
     workspace: Workspace, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "quality"
-    folder.mkdir()
-    (folder / "sop-2024.md").write_text(SOP_V1)
-    (folder / "sop-2026.md").write_text(SOP_V2)
-    (folder / "handbook.md").write_text(HANDBOOK)
-    folder_import(workspace, folder)
+    folder_import(workspace, tmp_path / "quality", {"sop-2024.md": SOP_V1, "sop-2026.md": SOP_V2, "handbook.md": HANDBOOK})
     index = index_for(workspace)
     assert index is not None
     old, new = (Document.objects.get(workspace=workspace, path=p).pk for p in ("sop-2024.md", "sop-2026.md"))
