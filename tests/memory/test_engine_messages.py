@@ -1,7 +1,8 @@
 """Conversations in the engine (SPEC §2.3; issue 16): a message's vector also encodes the
-message it replies to, the facts of one long message give the other messages their turn
-before taking a second place among the results, and the names nearly every message carries
-do not steer the dense stage's ranking."""
+message it replies to, a message's neighbouring words reach two statements on each side, the
+facts of one long message give the other messages their turn before taking a second place
+among the results, and the names nearly every message carries do not steer the dense stage's
+ranking."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from memory.engine import retrieve
+from memory.engine import index as engine_index
 from memory.engine.index import MESSAGE_CONTEXT_CHARS, _version_dir, index_for, index_publish
 from memory.engine.rank import (
     DENSE_CEILING,
@@ -22,7 +24,8 @@ from memory.engine.rank import (
     focus_terms,
     rank_candidates,
 )
-from memory.engine.search import dense_query
+from memory.engine.search import _docs_by_fact_id, dense_query
+from memory.engine.text import terms
 from memory.models import Fact, Workspace
 from memory.pipelines.sync import source_sync
 from memory.services import source_create_for_items
@@ -110,11 +113,65 @@ def test_vectors_of_an_older_layout_are_encoded_again_not_reused(
     assert encoded == []  # the same layout: every vector reused
     meta_path = _version_dir(workspace.pk, version) / "pam_meta.json"
     meta = json.loads(meta_path.read_text())
-    meta_path.write_text(json.dumps({**meta, "schema": 3}))  # as an older release wrote it
+    del meta["vector_schema"]
+    meta_path.write_text(json.dumps({**meta, "schema": 3}))  # as a release whose vectors encoded less wrote it
 
     index_publish(workspace=workspace)
 
     assert len(encoded) == 3
+
+
+def test_a_new_layout_of_the_index_alone_keeps_the_vectors_it_had(
+    workspace: Workspace, settings: Any, dense_encoded: list[str]
+) -> None:
+    settings.PAM_DENSE = True
+    _import(workspace, [_conversation("party", CONCERT)])
+    version = index_publish(workspace=workspace).version
+    meta_path = _version_dir(workspace.pk, version) / "pam_meta.json"
+    meta = json.loads(meta_path.read_text())
+    del meta["vector_schema"]
+    meta_path.write_text(json.dumps({**meta, "schema": 4}))  # as the release before wrote it
+    dense_encoded.clear()
+    engine_index._loaded.clear()  # as a restarted server finds it
+
+    index = index_for(workspace)
+
+    assert index is not None and dense_encoded == []  # rebuilt in place, not one vector encoded
+    assert json.loads(meta_path.read_text())["schema"] == engine_index._SCHEMA_VERSION
+    assert index.vectors is not None and len(index.vectors.ids) == 3
+    assert retrieve(workspace, "Who played at the concert?").facts
+
+
+def _nearby(workspace: Workspace, statement: str) -> set[str]:
+    index = index_for(workspace)
+    assert index is not None
+    fact = Fact.objects.get(workspace=workspace, statement=statement)
+    (doc,) = _docs_by_fact_id(index, [fact.pk])
+    return set(doc["nearby"][0].split())
+
+
+def test_a_reply_holds_the_words_of_the_message_two_statements_before_it(workspace: Workspace) -> None:
+    messages = [
+        ("n1", "Nate", "I made coconut milk ice cream for the first time."),
+        ("j1", "Jo", "Wow! How did it turn out?"),
+        ("n2", "Nate", "Super good, rich and creamy."),
+        ("j2", "Jo", "I only had plain vanilla today."),
+        ("n3", "Nate", "The turtles are asleep in their tank."),
+    ]
+    _import(workspace, [_conversation("chat", messages)])
+
+    assert set(terms("coconut milk ice cream")) <= _nearby(workspace, "Nate: Super good, rich and creamy.")
+    assert "turtl" in _nearby(workspace, "Nate: Super good, rich and creamy.")
+    assert not set(terms("coconut milk")) & _nearby(workspace, "Jo: I only had plain vanilla today.")
+
+
+def test_a_document_s_statement_holds_the_words_of_one_statement_on_each_side(workspace: Workspace) -> None:
+    text = "The vault opens at nine. The alarm code is private. Keys stay in the safe. Visitors sign in."
+    _import(workspace, [{"external_id": "rules", "title": "Rules", "text": text}])
+
+    nearby = _nearby(workspace, "Rules: Keys stay in the safe.")
+    assert set(terms("alarm code private visitors sign")) <= nearby
+    assert not set(terms("vault nine")) & nearby
 
 
 def test_one_long_message_takes_one_place_until_the_other_messages_have_theirs(workspace: Workspace) -> None:
