@@ -28,6 +28,7 @@ from django.db.models import Count, Max, OuterRef, Subquery
 from django.utils import timezone
 
 from memory.engine import dense
+from memory.engine.days import said_days
 from memory.engine.revisions import workspace_revisions
 from memory.engine.text import term_set, terms
 from memory.engine.tokens import estimate_tokens
@@ -35,7 +36,8 @@ from memory.models import Fact, IndexVersion, Section, Workspace
 
 # 4: the `message` field, and chat facts' vectors encode the message before theirs.
 # 5: a message's `nearby` words come from two statements on each side (MESSAGE_NEIGHBOURS).
-_SCHEMA_VERSION = 5
+# 6: a fact's days (`days.said_days`) among its context words.
+_SCHEMA_VERSION = 6
 # What the vectors encode (`_vector_texts`), numbered apart from the index's layout: a release
 # that changes only the layout rebuilds the index and keeps the vectors, which on a 2-core
 # machine re-encode at 50 facts a second. Unchanged since schema 4.
@@ -144,7 +146,11 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
                 position=pos,
                 superseded=1 if sup else 0,
                 terms=" ".join(terms(statement)),
-                context=" ".join(terms(f"{doc_title} {heading} {eff:%B %Y}" if eff else f"{doc_title} {heading}")),
+                context=" ".join(
+                    terms(f"{doc_title} {heading} {eff:%B %Y}") + said_days(eff, statement)
+                    if eff
+                    else terms(f"{doc_title} {heading}")
+                ),
                 nearby=" ".join(terms(f"{before} {after}")),
                 statement=statement,
                 source_document=doc_path,
@@ -345,8 +351,8 @@ class LoadedIndex:
     # index published before revisions were mapped, until the next publish.
     revisions: dict[int, int] = field(default_factory=dict)
 
-    def idf(self, term: str) -> float:
-        df = self.searcher.doc_freq("terms", term)
+    def idf(self, term: str, field: str = "terms") -> float:
+        df = self.searcher.doc_freq(field, term)
         return math.log(1 + (self.num_docs - df + 0.5) / (df + 0.5))
 
 

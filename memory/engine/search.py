@@ -22,6 +22,7 @@ from typing import Any
 import tantivy
 
 from memory.engine import dense, records
+from memory.engine.days import asked_days
 from memory.engine.index import LoadedIndex, index_for
 from memory.engine.rank import (
     ALIKE_ROWS,
@@ -118,7 +119,10 @@ def _query_terms(index: LoadedIndex, prompt: str, rewritten: str) -> list[QueryT
     if rewritten != prompt:
         for term in terms(rewritten):
             weights.setdefault(term, HISTORY_WEIGHT)
-    return [QueryTerm(t, w, index.idf(t)) for t, w in weights.items()]
+    query = [QueryTerm(t, w, index.idf(t)) for t, w in weights.items()]
+    # "On 16 November, 2023": what was said or dated that day. A day is among the facts'
+    # context words (their date), weighed by how few of them hold it.
+    return query + [QueryTerm(day, 1.0, index.idf(day, "context")) for day in asked_days(prompt)]
 
 
 def _candidates(index: LoadedIndex, query: list[QueryTerm]) -> list[tuple[float, dict[str, Any]]]:

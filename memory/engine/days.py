@@ -1,0 +1,91 @@
+"""Days (SPEC §2.3): a date asked to the day ("what did Tim say on 16 November, 2023?") finds
+what was said or dated that day, and what a message says of a day relative to its own
+("yesterday", "last night", "last Friday").
+
+A day is one index term, `day20231116`, never produced by the analyzer from ordinary words: the
+index adds the days of a fact to its context words (`said_days`), the query adds the days its
+prompt names (`asked_days`). Ranges, weeks and dates without a year are not days.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+DAY_PREFIX = "day"
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
+_ASKED = (
+    # 16 November, 2023 · 16th of November 2023
+    (re.compile(rf"\b{_ORDINAL}\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE), (3, 2, 1)),
+    # November 16, 2023 · Nov 16th 2023
+    (re.compile(rf"\b{_MONTH}\s+{_ORDINAL},?\s+(\d{{4}})\b", re.IGNORECASE), (3, 1, 2)),
+    # 2023-11-16
+    (re.compile(r"\b(\d{4})-(\d\d)-(\d\d)\b"), (1, 2, 3)),
+)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Said in a message of a given day: how many days before (negative) or after it.
+_RELATIVE = (
+    (re.compile(r"\b(?:yesterday|last night)\b", re.IGNORECASE), -1),
+    (re.compile(r"\b(?:today|tonight|this morning|this afternoon|this evening)\b", re.IGNORECASE), 0),
+    (re.compile(r"\btomorrow\b", re.IGNORECASE), 1),
+    (re.compile(r"\b(?:the day before yesterday|two days ago)\b", re.IGNORECASE), -2),
+)
+_LAST_WEEKDAY = re.compile(rf"\blast\s+({'|'.join(_WEEKDAYS)})\b", re.IGNORECASE)
+
+
+def day_term(day: dt.date) -> str:
+    return f"{DAY_PREFIX}{day:%Y%m%d}"
+
+
+def _month(name: str) -> int:
+    return _MONTHS[name.lower().rstrip(".")]
+
+
+def asked_days(prompt: str) -> list[str]:
+    """The days a prompt names with their year, as index terms, in order."""
+    found: list[str] = []
+    for pattern, (year, month, day) in _ASKED:
+        for match in pattern.finditer(prompt):
+            parts = match.groups()
+            raw_month = parts[month - 1]
+            try:
+                number = int(raw_month) if raw_month.isdigit() else _month(raw_month)
+                found.append(day_term(dt.date(int(parts[year - 1]), number, int(parts[day - 1]))))
+            except (KeyError, ValueError):
+                continue  # "31 February": not a day
+    return list(dict.fromkeys(found))
+
+
+def said_days(day: dt.date, statement: str) -> list[str]:
+    """The days a fact of `day` is about: its own, and those it names relative to it
+    ("yesterday", "last Friday": the Friday before its day)."""
+    days = {day}
+    for pattern, offset in _RELATIVE:
+        if pattern.search(statement):
+            days.add(day + dt.timedelta(days=offset))
+    for match in _LAST_WEEKDAY.finditer(statement):
+        back = (day.weekday() - _WEEKDAYS.index(match.group(1).lower())) % 7 or 7
+        days.add(day - dt.timedelta(days=back))
+    return sorted(day_term(d) for d in days)
