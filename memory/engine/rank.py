@@ -45,7 +45,13 @@ RELEVANCE_MIX = 0.4  # rank = this share of calibrated relevance, the rest BM25
 DENSE_MIX = 0.4  # share of the rank given to cosine similarity when the dense stage is on
 DENSE_RANK_FLOOR = 0.2  # cosine mapped to 0 in the rank ...
 DENSE_RANK_SPAN = 0.6  # ... and to 1 at DENSE_RANK_FLOOR + this
-SPEAKER_BONUS = 0.25  # a message whose author the prompt names
+# A message whose author the prompt names ("what did Caroline say"): her own messages first,
+# unless the prompt asks for an attribute of her (PERSON_ATTRIBUTES): what she said is not what
+# her role is, and her messages then push her record out ("What is Tomasz Kowalczyk's role?":
+# Corvane's tuning half 0.964 -> 0.976; no other tuning half or LoCoMo 1-5 moved).
+SPEAKER_BONUS = 0.25
+# Words asking for an attribute of a person (their record in an org chart or a directory).
+PERSON_ATTRIBUTES = frozenset(terms("role position title job team department manager report boss"))
 # A fact whose headings and title hold what its own words lack, so that together they hold the
 # whole prompt ("the root cause of the October sync outage" → under "Root cause" in the October
 # post-mortem): the section the prompt names, though its sentences repeat none of it.
@@ -230,6 +236,7 @@ def rank_candidates(
     focus = focus_terms(prompt)
     qualifiers = {q.term for q in query if q.weight >= 1.0 and PERIOD.fullmatch(q.term)}
     dense_on = bool(similarity.prompt)
+    attribute_asked = bool(query_set & PERSON_ATTRIBUTES)
     for bm25, doc in candidates:
         fact_terms = set(first(doc, "terms", "").split())
         # Its date counts as context: "in May 2023" is answered by a message sent then.
@@ -258,8 +265,8 @@ def rank_candidates(
         if answers_section and not first(doc, "superseded", 0):
             rank += SECTION_ANSWER_BONUS
         speaker = SPEAKER.match(first(doc, "statement", ""))
-        if speaker and set(terms(speaker.group(1))) <= query_set:
-            rank += SPEAKER_BONUS  # "what did Caroline say" — her own messages first
+        if speaker and set(terms(speaker.group(1))) <= query_set and not attribute_asked:
+            rank += SPEAKER_BONUS
         if first(doc, "statement", "").rstrip().endswith("?"):
             rank -= QUESTION_PENALTY  # a question asks; the message after it answers
         scored.append((rank, relevance, doc))

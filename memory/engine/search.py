@@ -27,8 +27,8 @@ from memory.engine.index import LoadedIndex, index_for
 from memory.engine.rank import (
     ALIKE_ROWS,
     ANCHOR_MIN_IDF,
-    ANSWERED_QUESTIONS,
     ANCHOR_POSITION,
+    ANSWERED_QUESTIONS,
     COMMON_NAME_SHARE,
     EXTREME_RELEVANCE,
     FACT_FLOOR,
@@ -40,8 +40,9 @@ from memory.engine.rank import (
     HOP_MIN_COVERAGE,
     HOP_MIN_PARENT,
     HOP_PARENTS,
-    NEWER_VERSION_SHARE,
     MAX_SECTIONS,
+    NEWER_VERSION_SHARE,
+    PERSON_ATTRIBUTES,
     SECTION_CANDIDATES,
     SECTION_CUTOFF,
     SPEAKER,
@@ -98,8 +99,6 @@ GRAPH_RELATION_ROWS = 40  # newest relationship rows among them (one per mention
 TRIAGE_HISTORY = 3  # earlier prompts triage reads
 ROOT = "Company Context"
 HOP_LABEL_TYPES = ("person", "team", "organization", "project")
-# Words asking for an attribute of a person (their record in an org chart or a directory).
-PERSON_ATTRIBUTES = frozenset(terms("role position title job team department manager report boss"))
 TITLE_PHRASES = 3  # capitalised phrases of a sentence tried as bridges
 _TITLE_PHRASE = re.compile(r"[A-Z][\w'-]*(?:\s+(?:&|and|of|for)?\s*[A-Z][\w'-]*)+")
 _PHRASE_OPENERS = {"the", "a", "an", "our", "this", "that", "if", "when", "all", "every"}

@@ -18,6 +18,7 @@ from memory.engine.index import MESSAGE_CONTEXT_CHARS, _version_dir, index_for, 
 from memory.engine.rank import (
     DENSE_CEILING,
     DENSE_RELEVANCE,
+    SPEAKER_BONUS,
     QueryTerm,
     Similarity,
     asked_terms,
@@ -172,6 +173,21 @@ def test_a_document_s_statement_holds_the_words_of_one_statement_on_each_side(wo
     nearby = _nearby(workspace, "Rules: Keys stay in the safe.")
     assert set(terms("alarm code private visitors sign")) <= nearby
     assert not set(terms("vault nine")) & nearby
+
+
+def test_a_message_s_author_counts_when_what_they_said_is_asked_not_their_role() -> None:
+    said = {"fact_id": [1], "terms": ["tomasz kowalczyk audit"], "statement": ["Tomasz Kowalczyk: the audit is done."]}
+    record = {"fact_id": [2], "terms": ["tomasz kowalczyk audit"], "statement": ["Tomasz Kowalczyk ran the audit."]}
+
+    def ranks(prompt: str) -> tuple[float, float]:
+        query = [QueryTerm(t, 1.0, 2.0) for t in asked_terms(prompt)]
+        scored = rank_candidates([(1.0, said), (1.0, record)], query, {q.term for q in query}, prompt, Similarity())
+        return scored[0][0], scored[1][0]
+
+    message, other = ranks("What did Tomasz Kowalczyk say about the audit?")
+    assert message == pytest.approx(other + SPEAKER_BONUS)
+    message, other = ranks("What is Tomasz Kowalczyk's role in the audit?")
+    assert message == pytest.approx(other)
 
 
 def test_one_long_message_takes_one_place_until_the_other_messages_have_theirs(workspace: Workspace) -> None:
