@@ -11,12 +11,11 @@ another machine that lacks the artefact rebuilds it from the database rows.
 
 from __future__ import annotations
 
-from collections import deque
-
 import json
 import math
 import shutil
 import threading
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -278,12 +277,13 @@ def _build(workspace: Workspace, version: int) -> tuple[int, int]:
 def _keep_vectors(target: Path) -> Path | None:
     """A version rebuilt in place (built by an older release) keeps its vectors when they
     encode what this release's do: moved aside before the rebuild replaces the folder."""
-    if not all((target / name).exists() for name in ("vectors.npy", "vector_ids.npy")) or _vector_schema_of(target) != _VECTOR_SCHEMA:
+    files = ("vectors.npy", "vector_ids.npy")
+    if not all((target / name).exists() for name in files) or _vector_schema_of(target) != _VECTOR_SCHEMA:
         return None
     kept = target.with_name(f"{target.name}.vectors-{threading.get_ident()}")
     shutil.rmtree(kept, ignore_errors=True)
     kept.mkdir(parents=True)
-    for name in ("vectors.npy", "vector_ids.npy"):
+    for name in files:
         (target / name).rename(kept / name)
     return kept
 
@@ -347,8 +347,8 @@ class LoadedIndex:
     num_docs: int
     sections: dict[int, dict[str, Any]]
     vectors: dense.Vectors | None = None  # with the dense stage on
-    # An older version's document id -> the newest version's (revisions.py); empty in an
-    # index published before revisions were mapped, until the next publish.
+    # An older version's document id -> the newest version's (revisions.py); empty when no
+    # document is a version of another.
     revisions: dict[int, int] = field(default_factory=dict)
 
     def idf(self, term: str, field: str = "terms") -> float:
