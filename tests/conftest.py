@@ -196,6 +196,19 @@ def run_create(*, source: Any) -> Any:
     return PipelineRun.objects.create(workspace=source.workspace, source=source)
 
 
+def items_import(workspace: Workspace, items: list[dict[str, Any]], name: str = "Chat") -> None:
+    """Push `items` (as the items API writes them) into a new `items` source, run to completion."""
+    from memory.pipelines.sync import source_sync
+    from memory.services import source_create_for_items
+    from memory.sources.push import item_write
+
+    source = source_create_for_items(workspace=workspace, name=name)
+    for item in items:
+        item_write(Path(source.location), item)
+    run = source_sync(run_id=run_create(source=source).pk)
+    assert run is not None and run.status == "completed", run and run.errors
+
+
 def folder_import(workspace: Workspace, folder: Path, files: dict[str, str] | None = None) -> None:
     """Import a folder of files (kind `auto`, named after it) as a source, run to completion;
     `files` (path inside the folder -> text) are written into it first."""

@@ -4,26 +4,21 @@ said of it the day after ("yesterday"), among the same words said on other days.
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from typing import Any
 
 from memory.engine import retrieve
 from memory.engine.days import asked_days, day_term, said_days
 from memory.models import Workspace
-from memory.pipelines.sync import source_sync
-from memory.services import source_create_for_items
-from memory.sources.push import item_write
-from tests.conftest import run_create
+from tests.conftest import items_import
 
 
 def _chats(workspace: Workspace, days: dict[str, str]) -> None:
     """One conversation per day (ISO date -> what Ana said then, imported in that order), Bo
     answering each."""
-    source = source_create_for_items(workspace=workspace, name="Chat")
+    items = []
     for n, (day, text) in enumerate(days.items()):
         sent = f"{day}T18:00:00+00:00"
-        item_write(
-            Path(source.location),
+        items.append(
             {
                 "external_id": f"chat-{n}",
                 "title": f"Ana and Bo, chat {n}",
@@ -32,10 +27,9 @@ def _chats(workspace: Workspace, days: dict[str, str]) -> None:
                     {"id": f"a{n}", "author": "Ana", "text": text, "sent_at": sent},
                     {"id": f"b{n}", "author": "Bo", "text": "Sounds like a good day to me.", "sent_at": sent},
                 ],
-            },
+            }
         )
-    run = source_sync(run_id=run_create(source=source).pk)
-    assert run is not None and run.status == "completed", run and run.errors
+    items_import(workspace, items)
 
 
 def test_a_prompt_s_days_are_read_in_the_ways_dates_are_written() -> None:

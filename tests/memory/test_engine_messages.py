@@ -7,7 +7,6 @@ ranking."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,10 +27,7 @@ from memory.engine.rank import (
 from memory.engine.search import _docs_by_fact_id, dense_query
 from memory.engine.text import terms
 from memory.models import Fact, Workspace
-from memory.pipelines.sync import source_sync
-from memory.services import source_create_for_items
-from memory.sources.push import item_write
-from tests.conftest import run_create
+from tests.conftest import items_import
 
 CONCERT = [
     ("m1", "Mel", "We celebrated my daughter's birthday with a concert in the garden last night!"),
@@ -55,14 +51,6 @@ SHORT = [
 ]
 
 
-def _import(workspace: Workspace, items: list[dict[str, Any]]) -> None:
-    source = source_create_for_items(workspace=workspace, name="Chat")
-    for item in items:
-        item_write(Path(source.location), item)
-    run = source_sync(run_id=run_create(source=source).pk)
-    assert run is not None and run.status == "completed", run and run.errors
-
-
 def _conversation(external_id: str, messages: list[tuple[str, str, str]]) -> dict[str, Any]:
     return {
         "external_id": external_id,
@@ -76,7 +64,7 @@ def test_a_reply_s_vector_encodes_the_message_before_it(
 ) -> None:
     settings.PAM_DENSE = True
     encoded = dense_encoded
-    _import(workspace, [_conversation("party", CONCERT), {"external_id": "shed", "title": "Shed", "text": NOTE}])
+    items_import(workspace, [_conversation("party", CONCERT), {"external_id": "shed", "title": "Shed", "text": NOTE}])
 
     first, question, reply = (f"{author}: {text}" for _, author, text in CONCERT)
     assert first in encoded  # the first message of the conversation: alone
@@ -92,7 +80,7 @@ def test_only_the_end_of_a_long_message_before_is_encoded_in_whole_words(
     settings.PAM_DENSE = True
     encoded = dense_encoded
     long_text = " ".join(f"Crate {n} is packed and labelled." for n in range(40))  # split into sentences
-    _import(workspace, [_conversation("long", [("a", "Ann", long_text), ("b", "Bo", "Noted, thanks for the list.")])])
+    items_import(workspace, [_conversation("long", [("a", "Ann", long_text), ("b", "Bo", "Noted, thanks for the list.")])])
 
     reply = next(text for text in encoded if text.endswith("Bo: Noted, thanks for the list."))
     before = reply[: -len(" Bo: Noted, thanks for the list.")]
@@ -107,7 +95,7 @@ def test_vectors_of_an_older_layout_are_encoded_again_not_reused(
 ) -> None:
     settings.PAM_DENSE = True
     encoded = dense_encoded
-    _import(workspace, [_conversation("party", CONCERT)])
+    items_import(workspace, [_conversation("party", CONCERT)])
     assert len(encoded) == 3
     encoded.clear()
     version = index_publish(workspace=workspace).version
@@ -126,7 +114,7 @@ def test_a_new_layout_of_the_index_alone_keeps_the_vectors_it_had(
     workspace: Workspace, settings: Any, dense_encoded: list[str]
 ) -> None:
     settings.PAM_DENSE = True
-    _import(workspace, [_conversation("party", CONCERT)])
+    items_import(workspace, [_conversation("party", CONCERT)])
     version = index_publish(workspace=workspace).version
     meta_path = _version_dir(workspace.pk, version) / "pam_meta.json"
     meta = json.loads(meta_path.read_text())
@@ -159,7 +147,7 @@ def test_a_reply_holds_the_words_of_the_message_two_statements_before_it(workspa
         ("j2", "Jo", "I only had plain vanilla today."),
         ("n3", "Nate", "The turtles are asleep in their tank."),
     ]
-    _import(workspace, [_conversation("chat", messages)])
+    items_import(workspace, [_conversation("chat", messages)])
 
     assert set(terms("coconut milk ice cream")) <= _nearby(workspace, "Nate: Super good, rich and creamy.")
     assert "turtl" in _nearby(workspace, "Nate: Super good, rich and creamy.")
@@ -168,7 +156,7 @@ def test_a_reply_holds_the_words_of_the_message_two_statements_before_it(workspa
 
 def test_a_document_s_statement_holds_the_words_of_one_statement_on_each_side(workspace: Workspace) -> None:
     text = "The vault opens at nine. The alarm code is private. Keys stay in the safe. Visitors sign in."
-    _import(workspace, [{"external_id": "rules", "title": "Rules", "text": text}])
+    items_import(workspace, [{"external_id": "rules", "title": "Rules", "text": text}])
 
     nearby = _nearby(workspace, "Rules: Keys stay in the safe.")
     assert set(terms("alarm code private visitors sign")) <= nearby
@@ -192,7 +180,7 @@ def test_a_message_s_author_counts_when_what_they_said_is_asked_not_their_role()
 
 def test_one_long_message_takes_one_place_until_the_other_messages_have_theirs(workspace: Workspace) -> None:
     messages = [("long", "Dee", LONG)] + [(f"s{n}", "Eli", text) for n, text in enumerate(SHORT)]
-    _import(workspace, [_conversation("ops", messages)])
+    items_import(workspace, [_conversation("ops", messages)])
     long_facts = set(Fact.objects.filter(workspace=workspace, locator="long").values_list("statement", flat=True))
     assert len(long_facts) == 5  # split into its sentences
 
@@ -208,7 +196,7 @@ def test_one_long_message_takes_one_place_until_the_other_messages_have_theirs(w
 def test_a_name_most_facts_hold_is_someone_to_the_dense_stage(workspace: Workspace) -> None:
     # Mel wrote 2 of the 7 facts; Caro and Matt Patterson are in one each.
     notes = [NOTE, "The hedge is cut in May.", "The gate code changes every quarter.", "Bins go out on Tuesdays."]
-    _import(
+    items_import(
         workspace,
         [_conversation("party", CONCERT)]
         + [{"external_id": f"note-{n}", "title": f"Note {n}", "text": text} for n, text in enumerate(notes)],
@@ -242,7 +230,7 @@ def test_what_kind_of_asks_for_the_noun_after_it_not_for_kindness(workspace: Wor
         ("a1", "Caroline", "My art is mostly big landscape paintings."),
         ("a2", "Mel", "I saw an art fair in the park on Sunday."),
     ]
-    _import(workspace, [_conversation("chat", messages)])
+    items_import(workspace, [_conversation("chat", messages)])
 
     result = retrieve(workspace, "What kind of art does Caroline make?", limit=2)
     assert {f.statement for f in result.facts} == {
