@@ -27,6 +27,7 @@ DEFAULT_PATHS = {
     "harbourline": REPO / "eval" / "harbourline" / "questions.jsonl",
     "wrenfield": REPO / "eval" / "wrenfield" / "questions.jsonl",
     "corvane": REPO / "eval" / "corvane" / "questions.jsonl",
+    "meridian": REPO / "eval" / "meridian" / "questions.jsonl",
     "followups": REPO / "eval" / "followups" / "prompts.jsonl",  # not a corpus: see followups.py
 }
 
@@ -210,4 +211,5 @@ LOADERS = {
     "harbourline": company,
     "wrenfield": company,
     "corvane": company,
+    "meridian": company,
 }
