@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 import tantivy
@@ -36,6 +36,26 @@ COLUMN_SIMILARITY_WEIGHT = 2.0  # times the cosine: a close meaning counts as a 
 
 _CELL = re.compile(r"^(?P<name>[^:;]{1,60}): (?P<value>.+)$")
 _DATE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
+# 06/14/2026, 14/06/2026, 3/2/26: month first (as in the US) unless a value of the column
+# has a first number over 12 (`day_first`).
+_SLASH_DATE = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})$")
+_MONTH_NAMES = {
+    name: number
+    for number, names in enumerate(
+        (
+            "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
+            "august aug", "september sep sept", "october oct", "november nov", "december dec",
+        ),
+        start=1,
+    )
+    for name in names.split()
+}
+# June 30, 2029; 30 June 2029; Jun 2026 (the first of the month).
+_NAMED_DATE = re.compile(
+    r"^(?:(?P<day1>\d{1,2})(?:st|nd|rd|th)?\s+)?(?P<month>[a-z]{3,9})\.?\s+"
+    r"(?:(?P<day2>\d{1,2})(?:st|nd|rd|th)?,?\s+)?(?P<year>\d{4})$",
+    re.IGNORECASE,
+)
 _NUMBER = re.compile(r"^[£$€]?\s*(-?\d[\d,]*(?:\.\d+)?)\s*(?:%|[kKmM])?$")
 
 # Superlatives, by the end of the column they pick. Words that are superlatives only with a
@@ -79,16 +99,28 @@ def cells(statement: str) -> dict[str, str]:
     return found
 
 
-def typed(value: str) -> tuple[str, float] | None:
-    """("date", ordinal) for an ISO date or month, ("number", value) for an amount; else None."""
-    match = _DATE.match(value)
-    if match:
-        year, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3) or 1)
-        try:
-            return "date", float(dt.date(year, month, day).toordinal())
-        except ValueError:
-            return None
-    match = _NUMBER.match(value.strip())
+def _ordinal(year: int, month: int, day: int) -> tuple[str, float] | None:
+    try:
+        return "date", float(dt.date(year, month, day).toordinal())
+    except ValueError:
+        return None
+
+
+def typed(value: str, day_first: bool = False) -> tuple[str, float] | None:
+    """("date", ordinal) for a date or a month (ISO, 06/14/2026 or 14/06/2026 by `day_first`,
+    June 14, 2026), ("number", value) for an amount; else None."""
+    value = value.strip()
+    if match := _DATE.match(value):
+        return _ordinal(int(match.group(1)), int(match.group(2)), int(match.group(3) or 1))
+    if match := _SLASH_DATE.match(value):
+        first_part, second, year = int(match.group(1)), int(match.group(2)), int(match.group(3))
+        if first_part > 12:  # 14/06/2026 can only be day first
+            day_first = True
+        month, day = (second, first_part) if day_first else (first_part, second)
+        return _ordinal(year + 2000 if year < 100 else year, month, day)
+    if (match := _NAMED_DATE.match(value)) and (named := _MONTH_NAMES.get(match.group("month").lower())):
+        return _ordinal(int(match.group("year")), named, int(match.group("day1") or match.group("day2") or 1))
+    match = _NUMBER.match(value)
     if match:
         return "number", float(match.group(1).replace(",", ""))
     return None
@@ -196,7 +228,8 @@ def extreme_row(index: LoadedIndex, prompt: str, candidates: list[dict[str, Any]
         return None
     _, column, kind, rows = best
     rows = _narrowed(rows, prompt_terms - set(terms(column)))
-    valued = [(value, doc) for doc, row in rows if (value := typed(row.get(column, ""))) is not None]
+    day_first = _day_first(row.get(column, "") for _, row in rows)
+    valued = [(value, doc) for doc, row in rows if (value := typed(row.get(column, ""), day_first)) is not None]
     if not valued:
         return None
     pick = max if wanted.largest(kind) else min
@@ -219,6 +252,11 @@ def _column_kinds(rows: list[tuple[dict[str, Any], dict[str, str]]]) -> dict[str
             if tally["all"] >= 2 and tally[kind] >= TYPED_SHARE * tally["all"]:
                 kinds[name] = kind
     return kinds
+
+
+def _day_first(values: Iterable[str]) -> bool:
+    """Whether a column writes its slashed dates day first: one of them starts past 12."""
+    return any((match := _SLASH_DATE.match(value.strip())) and int(match.group(1)) > 12 for value in values)
 
 
 def _narrowed(

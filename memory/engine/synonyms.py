@@ -70,6 +70,18 @@ _GROUPS = [
     "annual annually yearly year",
     "approve okay ok authorise authorize",
     "start join joins joined first-day",
+    # Abbreviations a table's column names and units use ("sq_ft", "ext", "on_time_pct").
+    "square sq",
+    "feet foot ft",
+    "extension ext",
+    "percent percentage pct",
+    "quantity qty",
+    "average avg",
+    "department dept",
+    "telephone phone tel",
+    "hour hours hr hrs",
+    "pound pounds lb lbs",
+    "mile miles mi",
 ]
 
 

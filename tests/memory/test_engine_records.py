@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -328,3 +329,41 @@ def test_a_third_link_brings_the_role_of_the_person_a_hop_s_message_is_from(work
     assert any(s.startswith("Maja Lind: ") and "Declaring SEV2" in s for s in found)
     role = next(f for f in result.facts if "Site Reliability Engineer" in f.statement)
     assert role.linked == "hop"
+
+
+US_CLIENTS = """client,tier,contract_start,renewal_date
+Pine Hollow Foods,Gold,03/15/2022,01/31/2027
+Kindred Baby Co.,Silver,07/01/2023,06/14/2026
+Ironbridge Tools,Gold,02/01/2021,11/30/2026
+"""
+
+
+def test_a_superlative_reads_dates_written_the_american_way(workspace: Workspace, tmp_path: Path) -> None:
+    folder_import(workspace, tmp_path / "us", {"clients.csv": US_CLIENTS})
+
+    result = retrieve(workspace, "Which client contract renews soonest?", limit=5)
+
+    assert "client: Kindred Baby Co.;" in result.facts[0].statement
+    assert result.facts[0].linked == "row"
+
+
+US_SITES = """site_code,site_name,city,sq_ft,dock_doors
+CMH,Columbus DC,Columbus,412000,48
+RNO,Reno DC,Reno,265000,30
+SAV,Savannah DC,Savannah,318000,36
+"""
+RENO_NOTES = """# Reno notes
+
+The Reno building got a new roof over the summer.
+"""
+
+
+def test_a_column_named_by_its_abbreviation_answers_the_words_it_stands_for(
+    workspace: Workspace, tmp_path: Path, settings: Any
+) -> None:
+    settings.PAM_DENSE = False  # "sq_ft" is "square feet" by the thesaurus, not by cosine
+    folder_import(workspace, tmp_path / "sites", {"sites.csv": US_SITES, "reno-notes.md": RENO_NOTES})
+
+    result = retrieve(workspace, "How many square feet is the Reno building?", limit=5)
+
+    assert "sq_ft: 265000" in result.facts[0].statement

@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from memory.engine.records import bridge_values, cells, superlative, typed
+from memory.engine.records import _day_first, bridge_values, cells, superlative, typed
 
 
 def test_a_record_fact_reads_back_as_its_cells_without_the_title_before_them() -> None:
@@ -36,6 +36,13 @@ def test_prose_is_not_a_record(statement: str) -> None:
         ("4150000", ("number", 4150000.0)),
         ("£1,240,000", ("number", 1240000.0)),
         ("98.4%", ("number", 98.4)),
+        ("06/14/2026", ("date", float(dt.date(2026, 6, 14).toordinal()))),  # month first, as in the US
+        ("3/2/26", ("date", float(dt.date(2026, 3, 2).toordinal()))),
+        ("14/06/2026", ("date", float(dt.date(2026, 6, 14).toordinal()))),  # can only be day first
+        ("June 30, 2029", ("date", float(dt.date(2029, 6, 30).toordinal()))),
+        ("30 June 2029", ("date", float(dt.date(2029, 6, 30).toordinal()))),
+        ("Mar 2026", ("date", float(dt.date(2026, 3, 1).toordinal()))),
+        ("Maybe 2026", None),
         ("2026-02-30", None),
         ("Gold", None),
         ("07700 900 102", None),
@@ -43,6 +50,12 @@ def test_prose_is_not_a_record(statement: str) -> None:
 )
 def test_values_are_typed_as_dates_and_numbers_or_not_at_all(value: str, expected: object) -> None:
     assert typed(value) == expected
+
+
+def test_a_column_writes_its_slashed_dates_day_first_when_one_of_them_can_only_be_read_so() -> None:
+    assert _day_first(["05/03/2026", "14/03/2026"]) is True
+    assert _day_first(["05/03/2026", "06/14/2026"]) is False
+    assert typed("05/03/2026", day_first=True) == ("date", float(dt.date(2026, 3, 5).toordinal()))
 
 
 @pytest.mark.parametrize(
