@@ -490,16 +490,25 @@ def _with_newer_versions(
     """A fact of an older version of a document (`LoadedIndex.revisions`) brings, right above
     it, the statement of the newest version that says most of what it and the prompt say:
     "inform the customer within 30 minutes" (SOP version 1.0) brings "within 15 minutes of
-    the alarm" (version 2.0), which shares few of its words."""
+    the alarm" (version 2.0), which shares few of its words; moved up there if it is listed
+    lower down (where the limit could cut it off)."""
     if not index.revisions:
         return facts
+    norms = [f.statement.strip().lower() for f in facts]
     out: list[FactHit] = []
-    for fact in facts:
+    moved: set[str] = set()  # listed statements moved up above the older fact
+    for position, fact in enumerate(facts):
+        if norms[position] in moved:
+            continue
         newest = index.revisions.get(fact.document_id)
         if newest is not None:
-            found = _version_statement(index, query, fact, newest, seen, hiding_in)
+            below = set(norms[position + 1 :]) - moved
+            found = _version_statement(index, query, fact, newest, seen - below, hiding_in)
             if found is not None:
-                seen.add(first(found, "statement", "").strip().lower())
+                statement = first(found, "statement", "").strip().lower()
+                seen.add(statement)
+                if statement in below:
+                    moved.add(statement)
                 out.append(_fact_hit(index, found, fact.relevance_score, linked=NEWER))
         out.append(fact)
     return out[:limit]
