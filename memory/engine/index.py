@@ -27,6 +27,7 @@ from django.db.models import Count, Max, OuterRef, Subquery
 from django.utils import timezone
 
 from memory.engine import dense
+from memory.engine.acronyms import Collector
 from memory.engine.days import said_days
 from memory.engine.revisions import workspace_revisions
 from memory.engine.text import term_set, terms
@@ -98,7 +99,8 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
     # 16 MB per segment bounds indexing memory (64 MB grew the peak by ~60 MB at 109k facts;
     # 16 MB gives 8 segments there; tantivy refuses less than 15 MB; bench/README.md).
     writer = index.writer(heap_size=16_000_000, num_threads=1)
-    # Memory stays flat: nothing here holds a row per fact or per section. The facts stream in
+    # Memory stays flat: nothing here holds a row per fact or per section (the acronym table
+    # holds a count per distinct capitalised phrase, at most MAX_PHRASES). The facts stream in
     # id order, merged with their entity links streamed in the same order (each fact's labels
     # in entity id order); the section table goes straight to pam_meta.json afterwards.
     links = (
@@ -109,6 +111,8 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
     )
     link = next(links, None)
     count = 0
+    acronyms = Collector()
+    last_heading = ("", "")
     rows = (
         Fact.objects.filter(workspace=workspace, section__isnull=False)
         .values_list(
@@ -137,6 +141,10 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
             link = next(links, None)
         if section_ws != workspace.pk or parent is None:
             continue  # only the workspace's topic sections are indexed
+        acronyms.add(statement)
+        if (doc_title, heading) != last_heading:  # a document's facts come one after another
+            acronyms.add(f"{doc_title}\n{heading}")
+            last_heading = (doc_title, heading)
         writer.add_document(
             tantivy.Document(
                 fact_id=fid,
@@ -181,7 +189,13 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
     with (tmp / "pam_meta.json").open("w", encoding="utf-8") as meta:
         # Older versions of a document -> its newest (revisions.py), keys as JSON strings.
         revisions = {str(old): new for old, new in workspace_revisions(workspace).items()}
-        head = {"schema": _SCHEMA_VERSION, "vector_schema": _VECTOR_SCHEMA, "facts": count, "revisions": revisions}
+        head = {
+            "schema": _SCHEMA_VERSION,
+            "vector_schema": _VECTOR_SCHEMA,
+            "facts": count,
+            "revisions": revisions,
+            "acronyms": acronyms.table(),
+        }
         meta.write(json.dumps({**head, "sections": []})[:-2])
         for n, section in enumerate(topics.iterator(chunk_size=1000)):
             facts = section.indexed or 0
@@ -350,6 +364,9 @@ class LoadedIndex:
     # An older version's document id -> the newest version's (revisions.py); empty when no
     # document is a version of another.
     revisions: dict[int, int] = field(default_factory=dict)
+    # An acronym -> the capitalised phrase of the memory it most often stands for (acronyms.py);
+    # empty for an index published before it was collected.
+    acronyms: dict[str, str] = field(default_factory=dict)
 
     def idf(self, term: str, field: str = "terms") -> float:
         df = self.searcher.doc_freq(field, term)
@@ -405,6 +422,7 @@ def index_for(workspace: Workspace, version: int | None = None) -> LoadedIndex |
             sections={int(s["id"]): s for s in meta["sections"]},
             vectors=dense.Vectors.open(path) if dense.enabled() else None,
             revisions={int(old): int(new) for old, new in meta.get("revisions", {}).items()},
+            acronyms=meta.get("acronyms", {}),
         )
         _loaded[workspace.pk] = loaded
         return loaded

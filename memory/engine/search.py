@@ -22,6 +22,7 @@ from typing import Any
 import tantivy
 
 from memory.engine import dense, records
+from memory.engine.acronyms import expand
 from memory.engine.days import asked_days
 from memory.engine.index import LoadedIndex, index_for
 from memory.engine.rank import (
@@ -115,6 +116,11 @@ def _query_terms(index: LoadedIndex, prompt: str, rewritten: str) -> list[QueryT
     weights: dict[str, float] = {}
     for term in own:
         weights[term] = FOCUS_WEIGHT if term in focus else 1.0
+    # "the CSM" where the memory only writes "Customer Success Manager": the phrase's words.
+    for acronym, phrase in expand(prompt, index.acronyms, lambda term: _held(index, term)).items():
+        weight = weights.pop(acronym, 1.0)
+        for term in terms(phrase):
+            weights.setdefault(term, weight)
     if rewritten != prompt:
         for term in terms(rewritten):
             weights.setdefault(term, HISTORY_WEIGHT)
@@ -252,11 +258,19 @@ def unknown_names(index: LoadedIndex, prompt: str) -> list[str]:
     """The prompt's names (`capitalised_words`) of which no fact, heading or title holds a
     word, nor a synonym of one: the memory has never heard of them."""
     def known(term: str) -> bool:
-        return any(
-            index.searcher.doc_freq(field, t) for t in (term, *synonyms(term)) for field in ("terms", "context")
-        )
+        return any(_held(index, t) for t in (term, *synonyms(term)))
 
-    return [name for name in capitalised_words(prompt) if (own := terms(name)) and not any(known(t) for t in own)]
+    written_out = expand(prompt, index.acronyms, lambda term: _held(index, term))  # "CSM" and the like
+    return [
+        name
+        for name in capitalised_words(prompt)
+        if (own := terms(name)) and not any(known(t) or t in written_out for t in own)
+    ]
+
+
+def _held(index: LoadedIndex, term: str) -> bool:
+    """Whether any fact, heading or title holds the term."""
+    return any(index.searcher.doc_freq(field, term) for field in ("terms", "context"))
 
 
 def _found_terms(index: LoadedIndex, facts: list[FactHit]) -> list[tuple[set[str], set[str]]]:
