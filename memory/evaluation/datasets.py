@@ -28,6 +28,7 @@ DEFAULT_PATHS = {
     "wrenfield": REPO / "eval" / "wrenfield" / "questions.jsonl",
     "corvane": REPO / "eval" / "corvane" / "questions.jsonl",
     "meridian": REPO / "eval" / "meridian" / "questions.jsonl",
+    "tasmanlight": REPO / "eval" / "tasmanlight" / "questions.jsonl",
     "followups": REPO / "eval" / "followups" / "prompts.jsonl",  # not a corpus: see followups.py
 }
 
@@ -212,4 +213,5 @@ LOADERS = {
     "wrenfield": company,
     "corvane": company,
     "meridian": company,
+    "tasmanlight": company,
 }

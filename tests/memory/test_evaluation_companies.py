@@ -1,5 +1,5 @@
 """The evaluation companies (`eval/harbourline`, `eval/wrenfield`, `eval/corvane`,
-`eval/meridian`; issue 16 point 1) stay
+`eval/meridian`, `eval/tasmanlight`; issue 16 point 1) stay
 well-formed: every evidence file exists and holds every expected substring, the halves
 alternate tune/test within each category as fixed before any evaluation, and no-answer
 questions expect nothing. What the questions ask is not read here."""
@@ -14,7 +14,7 @@ import pytest
 
 from memory.evaluation.datasets import DEFAULT_PATHS, LOADERS
 
-COMPANIES = ["harbourline", "wrenfield", "corvane", "meridian"]
+COMPANIES = ["harbourline", "wrenfield", "corvane", "meridian", "tasmanlight"]
 
 
 def questions(name: str) -> list[dict[str, object]]:
