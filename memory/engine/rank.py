@@ -53,6 +53,9 @@ DENSE_RANK_SPAN = 0.6  # ... and to 1 at DENSE_RANK_FLOOR + this
 SPEAKER_BONUS = 0.25
 # Words asking for an attribute of a person (their record in an org chart or a directory).
 PERSON_ATTRIBUTES = frozenset(terms("role position title job team department manager report boss"))
+# Words asking for a person's contact details, also in their record: a second hop from a fact
+# naming the person goes there ("the extension of the lead installer on the Carseldine job").
+CONTACT_ATTRIBUTES = frozenset(terms("extension phone mobile email"))
 # A fact whose headings and title hold what its own words lack, so that together they hold the
 # whole prompt ("the root cause of the October sync outage" → under "Root cause" in the October
 # post-mortem): the section the prompt names, though its sentences repeat none of it.
@@ -90,6 +93,10 @@ HOP_PARENTS = 3  # only the best facts are followed
 # tuning halves: Wrenfield 0.963/0.950 -> 0.975/0.975 (R@10 / all@10), the demo R@10 0.935 ->
 # 0.942; harbourline, Corvane and LoCoMo 1-5 unchanged. 0.25 gave the same as 0.3.
 HOP_MIN_PARENT = 0.3
+# A record whose column the prompt names ("the *branch* that services Illawarra Cold Storage":
+# the customer's row, `branch: Wollongong`) is followed from less: the prompt asks to cross
+# that value, and a long two-part prompt leaves the row holding a small share of it.
+HOP_MIN_NAMED_PARENT = 0.2
 HOP_MAX_ADDED = 2
 # A third link, once per prompt: from a hop's fact on, when the chain leaves a word of the
 # prompt it brings (the incident's row -> her message declaring it -> her record, for "who

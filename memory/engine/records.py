@@ -57,6 +57,9 @@ _NAMED_DATE = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"^[£$€]?\s*(-?\d[\d,]*(?:\.\d+)?)\s*(?:%|[kKmM])?$")
+# A column of years ("year", "model_year", "year_built", "founded") is a column of dates.
+_YEAR_COLUMN = re.compile(r"year|built|founded|established", re.IGNORECASE)
+_YEAR = re.compile(r"^(?:18|19|20|21)\d\d$")
 
 # Superlatives, by the end of the column they pick. Words that are superlatives only with a
 # column named beside them ("the first ...", "the most ...") are in WEAK: they never fall back
@@ -72,7 +75,9 @@ _WEAK = {"first", "most", "least", "top", "last", "recent", "latest", "next", "m
 _WORD = re.compile(r"[a-z]+")  # "longest-serving" is "longest" and "serving"
 # "Customer the longest": a duration of a relationship is measured from its start date.
 _SINCE_WORDS = {"longest", "oldest", "newest", "earliest", "youngest", "recently"}
-_START_NAMES = ("sign", "start", "since", "join", "open", "found", "creat", "establish", "incorporat", "hire", "began")
+_START_NAMES = (
+    "sign", "start", "since", "join", "open", "found", "creat", "establish", "incorporat", "hire", "began", "year", "built"
+)
 _SIZE_NAMES = ("capacity", "size", "value", "revenue", "area", "headcount", "volume", "amount", "total", "seats", "arr")
 _SIZE_WORDS = {"biggest", "largest", "smallest"}
 # "Who ..." asks for someone named: a table with a name column is a table the prompt is about
@@ -251,7 +256,14 @@ def _column_kinds(rows: list[tuple[dict[str, Any], dict[str, str]]]) -> dict[str
         for kind in ("date", "number"):
             if tally["all"] >= 2 and tally[kind] >= TYPED_SHARE * tally["all"]:
                 kinds[name] = kind
+        if kinds.get(name) == "number" and _YEAR_COLUMN.search(name) and _years(row.get(name, "") for _, row in rows):
+            kinds[name] = "date"  # a vehicle's `year` 2018: "the oldest" is the earliest
     return kinds
+
+
+def _years(values: Iterable[str]) -> bool:
+    """Whether every value given is a year (1800-2199) or empty."""
+    return all(not value.strip() or _YEAR.match(value.strip()) for value in values)
 
 
 def _day_first(values: Iterable[str]) -> bool:

@@ -39,10 +39,12 @@ from memory.engine.rank import (
     HOP_EXTENSIONS,
     HOP_MAX_ADDED,
     HOP_MIN_COVERAGE,
+    HOP_MIN_NAMED_PARENT,
     HOP_MIN_PARENT,
     HOP_PARENTS,
     MAX_SECTIONS,
     NEWER_VERSION_SHARE,
+    CONTACT_ATTRIBUTES,
     PERSON_ATTRIBUTES,
     SECTION_CANDIDATES,
     SECTION_CUTOFF,
@@ -102,6 +104,7 @@ ROOT = "Company Context"
 HOP_LABEL_TYPES = ("person", "team", "organization", "project")
 TITLE_PHRASES = 3  # capitalised phrases of a sentence tried as bridges
 _TITLE_PHRASE = re.compile(r"[A-Z][\w'-]*(?:\s+(?:&|and|of|for)?\s*[A-Z][\w'-]*)+")
+RECORD_ATTRIBUTES = PERSON_ATTRIBUTES | CONTACT_ATTRIBUTES  # what a hop finds in a person's record
 _PHRASE_OPENERS = {"the", "a", "an", "our", "this", "that", "if", "when", "all", "every"}
 
 
@@ -606,11 +609,17 @@ def _second_hop(
     out: list[FactHit] = []
     moved: set[str] = set()  # listed facts moved up beside their parent
     added = extended = 0
+    prompt_terms = {q.term for q in query if q.weight >= 1.0}
     for position, parent in enumerate(facts):
         if norms[position] in moved:
             continue
         out.append(parent)
-        if position >= HOP_PARENTS or parent.relevance_score < HOP_MIN_PARENT or added >= HOP_MAX_ADDED:
+        if position >= HOP_PARENTS or added >= HOP_MAX_ADDED:
+            continue
+        if parent.relevance_score < HOP_MIN_PARENT and not (
+            parent.relevance_score >= HOP_MIN_NAMED_PARENT
+            and records.bridge_values(parent.statement, lowered, prompt_terms)[1]
+        ):
             continue
         # Listed lower down (the fact right after it is beside it already).
         below = set(norms[position + 2 :]) - moved
@@ -654,7 +663,7 @@ def _hop_on(
     hop_id = int(first(hop, "fact_id", 0))
     chain = _doc_terms([*_docs_by_fact_id(index, [parent_id]), hop])
     held = set().union(*(own | context for own, context in chain))
-    attribute = any(q.weight >= 1.0 and q.term in PERSON_ATTRIBUTES and q.term not in held for q in query)
+    attribute = any(q.weight >= 1.0 and q.term in RECORD_ATTRIBUTES and q.term not in held for q in query)
     # The attribute asked comes from the record of a person the hop's fact names or who wrote
     # it: with no such person there is nowhere to go.
     if attribute and not _bridges(index, hop_id, prompt_lower, {q.term for q in query if q.weight >= 1.0})[2]:
@@ -682,7 +691,7 @@ def _hop_from(
         return None
     # "Who approved the swap, and what is his position?": the approver's record, by the
     # attribute asked alone (the rest of the prompt was the first hop's).
-    attribute = [q for q in remaining if q.term in PERSON_ATTRIBUTES]
+    attribute = [q for q in remaining if q.term in RECORD_ATTRIBUTES]
     if attribute:
         named = named | people
         labels = labels + sorted(people - set(labels))

@@ -367,3 +367,25 @@ def test_a_column_named_by_its_abbreviation_answers_the_words_it_stands_for(
     result = retrieve(workspace, "How many square feet is the Reno building?", limit=5)
 
     assert "sq_ft: 265000" in result.facts[0].statement
+
+
+FLEET = """vehicle_id,rego,make_model,year,branch,odometer_km
+TL-01,CX42MB,Toyota HiAce LWB van,2022,Newcastle,68450
+TL-02,DA17RT,Ford Ranger XL ute,2023,Newcastle,41200
+TL-05,BN51WA,Isuzu NPR truck,2018,Newcastle,142300
+TL-07,EK88QP,Toyota HiAce LWB van,2024,Wollongong,12900
+"""
+FLEET_RULES = """# Van use
+
+Vehicles are serviced every 15,000 km or 12 months, whichever comes first.
+Only employees with a full driver licence may drive a company vehicle.
+"""
+
+
+def test_a_column_of_years_answers_the_oldest_as_its_earliest_year(workspace: Workspace, tmp_path: Path) -> None:
+    folder_import(workspace, tmp_path / "fleet", {"fleet-vehicles.csv": FLEET, "van-use.md": FLEET_RULES})
+
+    result = retrieve(workspace, "What's the oldest vehicle in the fleet?", limit=5)
+
+    assert "vehicle_id: TL-05;" in result.facts[0].statement
+    assert result.facts[0].linked == "row"
