@@ -56,6 +56,7 @@ PERSON_ATTRIBUTES = frozenset(terms("role position title job team department man
 # Words asking for a person's contact details, also in their record: a second hop from a fact
 # naming the person goes there ("the extension of the lead installer on the Carseldine job").
 CONTACT_ATTRIBUTES = frozenset(terms("extension phone mobile email"))
+RECORD_ATTRIBUTES = PERSON_ATTRIBUTES | CONTACT_ATTRIBUTES  # what a hop finds in a person's record
 # A fact whose headings and title hold what its own words lack, so that together they hold the
 # whole prompt ("the root cause of the October sync outage" → under "Root cause" in the October
 # post-mortem): the section the prompt names, though its sentences repeat none of it.

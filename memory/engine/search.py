@@ -44,8 +44,7 @@ from memory.engine.rank import (
     HOP_PARENTS,
     MAX_SECTIONS,
     NEWER_VERSION_SHARE,
-    CONTACT_ATTRIBUTES,
-    PERSON_ATTRIBUTES,
+    RECORD_ATTRIBUTES,
     SECTION_CANDIDATES,
     SECTION_CUTOFF,
     SPEAKER,
@@ -104,7 +103,6 @@ ROOT = "Company Context"
 HOP_LABEL_TYPES = ("person", "team", "organization", "project")
 TITLE_PHRASES = 3  # capitalised phrases of a sentence tried as bridges
 _TITLE_PHRASE = re.compile(r"[A-Z][\w'-]*(?:\s+(?:&|and|of|for)?\s*[A-Z][\w'-]*)+")
-RECORD_ATTRIBUTES = PERSON_ATTRIBUTES | CONTACT_ATTRIBUTES  # what a hop finds in a person's record
 _PHRASE_OPENERS = {"the", "a", "an", "our", "this", "that", "if", "when", "all", "every"}
 
 
@@ -113,14 +111,15 @@ def _check(deadline: float | None) -> None:
         raise RetrievalTimeout()
 
 
-def _query_terms(index: LoadedIndex, prompt: str, rewritten: str) -> list[QueryTerm]:
+def _query_terms(index: LoadedIndex, prompt: str, rewritten: str, written_out: dict[str, str]) -> list[QueryTerm]:
+    """The prompt's terms with their weights; `written_out` is `_written_out(index, prompt)`."""
     own = asked_terms(prompt)
     focus = focus_terms(prompt)
     weights: dict[str, float] = {}
     for term in own:
         weights[term] = FOCUS_WEIGHT if term in focus else 1.0
     # "the CSM" where the memory only writes "Customer Success Manager": the phrase's words.
-    for acronym, phrase in expand(prompt, index.acronyms, lambda term: _held(index, term)).items():
+    for acronym, phrase in written_out.items():
         weight = weights.pop(acronym, 1.0)
         for term in terms(phrase):
             weights.setdefault(term, weight)
@@ -218,7 +217,8 @@ def retrieve(
             context_summary="The published memory holds no facts yet.",
         )
     hiding_in = workspace if hide_deleting else None
-    query = _query_terms(index, prompt, decision.rewritten_query)
+    written_out = _written_out(index, prompt)
+    query = _query_terms(index, prompt, decision.rewritten_query, written_out)
     query_set = {q.term for q in query if q.weight >= 1.0}  # the prompt's own terms
     candidates, similarity = candidate_search(index, query, decision.rewritten_query or prompt, hiding_in)
     _check(deadline)
@@ -239,7 +239,7 @@ def retrieve(
 
     phase1, searched = _phase1(index, targeted, section_terms, query_set, facts)
     joint = round(joint_coverage(query, _found_terms(index, facts)), 2)  # as reported, as assessed
-    unknown = unknown_names(index, prompt)
+    unknown = unknown_names(index, prompt, written_out)
     assessment = assess(facts, joint, bool(unknown))
     entities, relationships = _graph(workspace, facts, query_set)
     return Retrieval(
@@ -257,18 +257,23 @@ def retrieve(
     )
 
 
-def unknown_names(index: LoadedIndex, prompt: str) -> list[str]:
+def unknown_names(index: LoadedIndex, prompt: str, written_out: dict[str, str]) -> list[str]:
     """The prompt's names (`capitalised_words`) of which no fact, heading or title holds a
-    word, nor a synonym of one: the memory has never heard of them."""
+    word, nor a synonym of one, and that are no acronym the memory writes out in full
+    (`written_out`, "CSM"): the memory has never heard of them."""
     def known(term: str) -> bool:
         return any(_held(index, t) for t in (term, *synonyms(term)))
 
-    written_out = expand(prompt, index.acronyms, lambda term: _held(index, term))  # "CSM" and the like
     return [
         name
         for name in capitalised_words(prompt)
         if (own := terms(name)) and not any(known(t) or t in written_out for t in own)
     ]
+
+
+def _written_out(index: LoadedIndex, prompt: str) -> dict[str, str]:
+    """The prompt's acronyms the memory never writes, each with the phrase it writes instead."""
+    return expand(prompt, index.acronyms, lambda term: _held(index, term))
 
 
 def _held(index: LoadedIndex, term: str) -> bool:
