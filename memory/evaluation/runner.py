@@ -37,6 +37,7 @@ K = 10
 RRF_K = 60  # the reciprocal-rank-fusion constant of Cormack et al. (2009)
 ANSWERED = ("comprehensive", "partial")  # coverage that tells the agent to use the answer
 NOT_ANSWERED = ("minimal", "none")  # coverage that tells it the memory does not hold it
+WILSON_Z = 1.96  # the normal quantile of a two-sided 95 % interval
 
 
 @dataclass
@@ -337,6 +338,7 @@ def render(report: Report) -> list[str]:
             f"({flagged / len(unanswerable):.1%})"
         )
     lines.extend(calibration_lines(report.outcomes, halves))
+    lines.extend(interval_lines(answerable, halves))
     lines.extend(session_lines(answerable, halves))
     times = [o.ms for o in report.outcomes]
     bm25_times = [o.bm25_ms for o in report.outcomes]
@@ -352,6 +354,33 @@ def render(report: Report) -> list[str]:
         lines.append(summary_line(f"{report.dataset}-{which}", answerable, which))
     lines.append(summary_line(report.dataset, answerable, "pam"))
     return lines
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a rate of k in n (0 to 1 when n is 0)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + WILSON_Z**2 / (2 * n)) / (1 + WILSON_Z**2 / n)
+    half = WILSON_Z * math.sqrt(p * (1 - p) / n + WILSON_Z**2 / (4 * n * n)) / (1 + WILSON_Z**2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def interval_lines(answerable: list[Outcome], halves: list[str]) -> list[str]:
+    """The all-evidence rate (all@10) with its 95 % interval, overall and per half: how far a
+    half of 40 questions can tell two engines apart."""
+
+    def line(label: str, group: list[Outcome]) -> str:
+        k, n = sum(1 for o in group if is_hit(o)), len(group)
+        lo, hi = wilson(k, n)
+        return f"all evidence in the top 10{label}: {k}/{n} ({k / n if n else 0:.3f}; 95 % interval {lo:.3f}-{hi:.3f})"
+
+    if not answerable:
+        return []
+    out = [line("", answerable)]
+    if len(halves) > 1:
+        out += [line(f"[{half}]", [o for o in answerable if o.case.half == half]) for half in halves]
+    return out
 
 
 def session_lines(answerable: list[Outcome], halves: list[str]) -> list[str]:

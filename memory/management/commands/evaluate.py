@@ -1,10 +1,14 @@
-"""python manage.py evaluate DATASET [--data PATH] [--limit N]
+"""python manage.py evaluate DATASET [--data PATH] [--limit N] [--save PATH] [--against PATH]
 
 Imports a public benchmark (or the demo company) into throwaway workspaces through the normal
 pipeline, asks every question through the engine `retrieve_memory` uses and, beside it, a plain
 BM25 baseline over the same facts, then prints per-category recall@5, recall@10, all-evidence
 rate, MRR@10 and nDCG@10, the calibration of the coverage reported, the engine's latency, and a
 last summary line: `DATASET: recall@5=… recall@10=… mrr@10=… p50_ms=… p95_ms=…`.
+
+`--save PATH` writes each question's outcome to PATH (JSON); `--against PATH` reads a run saved
+that way and lists, per half, the questions this run answers differently, with a sign test
+(memory/evaluation/compare.py).
 
 `evaluate followups` imports nothing: it measures follow-up detection (triage) on the labelled
 prompts of `eval/followups/prompts.jsonl`, precision and recall per half.
@@ -18,7 +22,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memory.evaluation import followups
+from memory.evaluation import compare, followups
 from memory.evaluation.datasets import DEFAULT_PATHS, LOADERS
 from memory.evaluation.runner import evaluate, render
 
@@ -32,12 +36,25 @@ class Command(BaseCommand):
         parser.add_argument("dataset", choices=sorted([*LOADERS, FOLLOWUPS]))
         parser.add_argument("--data", default=None, help="the dataset file (default: the shared data folder)")
         parser.add_argument("--limit", type=int, default=None, help="ask at most N questions")
+        parser.add_argument("--save", default=None, metavar="PATH", help="write each question's outcome to PATH (JSON)")
+        parser.add_argument("--against", default=None, metavar="PATH",
+                            help="list the questions answered differently from a run saved with --save")
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset = options["dataset"]
         path = Path(options["data"]).expanduser() if options["data"] else DEFAULT_PATHS[dataset]
         if not path.is_file():
             raise CommandError(f"{path} is not a file (give the dataset with --data PATH).")
+        save = Path(options["save"]).expanduser() if options["save"] else None
+        against = Path(options["against"]).expanduser() if options["against"] else None
+        if dataset == FOLLOWUPS and (save or against):
+            raise CommandError("--save and --against compare retrieval runs; evaluate followups takes neither.")
+        if save is not None and not save.parent.is_dir():
+            raise CommandError(f"{save.parent} is not a folder (--save PATH writes a file there).")
+        try:
+            earlier = compare.load(against, dataset) if against is not None else None  # refused before the run
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
         if dataset == FOLLOWUPS:
             try:
                 prompts = followups.load(path)
@@ -57,4 +74,12 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: not a {dataset} file ({exc.__class__.__name__}: {exc}).") from exc
         if not report.outcomes:
             raise CommandError("No questions were asked.")
-        self.stdout.write("\n".join(render(report)))
+        lines = render(report)
+        if earlier is not None:
+            lines += compare.compare_lines(report, earlier, str(against))
+        self.stdout.write("\n".join(lines))
+        if save is not None:
+            try:
+                compare.save(report, save)
+            except OSError as exc:
+                raise CommandError(f"{save} could not be written ({exc.__class__.__name__}: {exc}).") from exc
