@@ -189,8 +189,11 @@ def evaluate(
     corpora: Iterable[Corpus],
     *,
     limit: int | None = None,
+    half: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Report:
+    """Ask every corpus's questions (of `half` only, when given: a corpus with none there is
+    not imported), at most `limit` in all."""
     report = Report(dataset)
     remaining = limit
     data_dir = Path(tempfile.mkdtemp(prefix="pam-eval-"))
@@ -199,7 +202,8 @@ def evaluate(
             for corpus in corpora:
                 if remaining is not None and remaining <= 0:
                     break
-                cases = corpus.cases if remaining is None else corpus.cases[:remaining]
+                cases = [c for c in corpus.cases if half is None or c.half == half]
+                cases = cases if remaining is None else cases[:remaining]
                 if remaining is not None:
                     remaining -= len(cases)
                 if not cases:

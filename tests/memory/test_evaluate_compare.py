@@ -1,5 +1,6 @@
-"""`manage.py evaluate DATASET --save PATH` and `--against PATH` (memory/evaluation/compare.py),
-and the all-evidence rate's 95 % interval in every report (issue 16 point 1)."""
+"""`manage.py evaluate DATASET --half tune|test`, `--save PATH` and `--against PATH`
+(memory/evaluation/compare.py), and the all-evidence rate's 95 % interval in every report
+(issue 16 point 1)."""
 
 from __future__ import annotations
 
@@ -136,5 +137,34 @@ def test_a_bad_saved_run_or_save_path_is_refused_before_anything_is_imported(tmp
         run("harbourline", "--data", str(questions), "--against", str(broken))
     with pytest.raises(CommandError, match="is not a folder"):
         run("harbourline", "--data", str(questions), "--save", str(tmp_path / "nowhere" / "run.json"))
-    with pytest.raises(CommandError, match="takes neither"):
+    with pytest.raises(CommandError, match="takes none"):
         run("followups", "--data", str(questions), "--save", str(tmp_path / "run.json"))
+
+
+def test_half_asks_only_that_halfs_questions_and_prints_nothing_of_the_other(tmp_path: Path) -> None:
+    questions = _company(tmp_path)
+    text = run("harbourline", "--data", str(questions), "--half", "tune")
+    assert "1 answerable and 0 unanswerable questions" in text
+    assert "[test]" not in text and "unanswerable:" not in text
+    assert re.search(r"^all evidence in the top 10: 1/1 ", text, re.MULTILINE)
+    text = run("harbourline", "--data", str(questions), "--half", "test")
+    assert "1 answerable and 1 unanswerable questions" in text and "[tune]" not in text
+
+
+def test_a_half_run_against_a_whole_run_compares_the_questions_it_asked(tmp_path: Path) -> None:
+    questions = _company(tmp_path)
+    saved = tmp_path / "run.json"
+    run("harbourline", "--data", str(questions), "--save", str(saved))
+    text = run("harbourline", "--data", str(questions), "--half", "tune", "--against", str(saved))
+    assert "(1 of 1 questions matched; 3 in the saved run)" in text
+    assert "[tune] all evidence in the top 10: 1 -> 1 of 1" in text and "[test]" not in text
+
+
+def test_a_half_without_questions_and_half_on_followups_are_refused(tmp_path: Path) -> None:
+    questions = _company(tmp_path)
+    rows = [json.loads(line) for line in questions.read_text().splitlines()]
+    questions.write_text("".join(json.dumps(dict(r, half="tune")) + "\n" for r in rows))
+    with pytest.raises(CommandError, match=r"No questions were asked \(the test half holds none\)"):
+        run("harbourline", "--data", str(questions), "--half", "test")
+    with pytest.raises(CommandError, match="takes none"):
+        run("followups", "--data", str(questions), "--half", "tune")

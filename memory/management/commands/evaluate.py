@@ -1,4 +1,4 @@
-"""python manage.py evaluate DATASET [--data PATH] [--limit N] [--save PATH] [--against PATH]
+"""python manage.py evaluate DATASET [--data PATH] [--limit N] [--half tune|test] [--save PATH] [--against PATH]
 
 Imports a public benchmark (or the demo company) into throwaway workspaces through the normal
 pipeline, asks every question through the engine `retrieve_memory` uses and, beside it, a plain
@@ -6,8 +6,10 @@ BM25 baseline over the same facts, then prints per-category recall@5, recall@10,
 rate, MRR@10 and nDCG@10, the calibration of the coverage reported, the engine's latency, and a
 last summary line: `DATASET: recall@5=… recall@10=… mrr@10=… p50_ms=… p95_ms=…`.
 
-`--save PATH` writes each question's outcome to PATH (JSON); `--against PATH` reads a run saved
-that way and lists, per half, the questions this run answers differently, with a sign test
+`--half tune` asks the tuning half's questions only (LoCoMo imports conversations 1-5 alone), so
+a change is tuned without the test half's figures being printed at all. `--save PATH` writes
+each question's outcome to PATH (JSON); `--against PATH` reads a run saved that way and lists,
+per half, the questions this run answers differently, with a sign test
 (memory/evaluation/compare.py).
 
 `evaluate followups` imports nothing: it measures follow-up detection (triage) on the labelled
@@ -23,7 +25,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory.evaluation import compare, followups
-from memory.evaluation.datasets import DEFAULT_PATHS, LOADERS
+from memory.evaluation.datasets import DEFAULT_PATHS, LOADERS, TEST, TUNE
 from memory.evaluation.runner import evaluate, render
 
 FOLLOWUPS = "followups"
@@ -36,6 +38,8 @@ class Command(BaseCommand):
         parser.add_argument("dataset", choices=sorted([*LOADERS, FOLLOWUPS]))
         parser.add_argument("--data", default=None, help="the dataset file (default: the shared data folder)")
         parser.add_argument("--limit", type=int, default=None, help="ask at most N questions")
+        parser.add_argument("--half", choices=[TUNE, TEST], default=None,
+                            help="ask only the questions of this half (default: both)")
         parser.add_argument("--save", default=None, metavar="PATH", help="write each question's outcome to PATH (JSON)")
         parser.add_argument("--against", default=None, metavar="PATH",
                             help="list the questions answered differently from a run saved with --save")
@@ -47,8 +51,9 @@ class Command(BaseCommand):
             raise CommandError(f"{path} is not a file (give the dataset with --data PATH).")
         save = Path(options["save"]).expanduser() if options["save"] else None
         against = Path(options["against"]).expanduser() if options["against"] else None
-        if dataset == FOLLOWUPS and (save or against):
-            raise CommandError("--save and --against compare retrieval runs; evaluate followups takes neither.")
+        half = options["half"]
+        if dataset == FOLLOWUPS and (save or against or half):
+            raise CommandError("--half, --save and --against are for retrieval runs; evaluate followups takes none.")
         if save is not None and not save.parent.is_dir():
             raise CommandError(f"{save.parent} is not a folder (--save PATH writes a file there).")
         try:
@@ -68,12 +73,12 @@ class Command(BaseCommand):
         try:
             corpora = LOADERS[dataset](path)
             report = evaluate(
-                dataset, corpora, limit=limit, progress=lambda line: print(line, file=sys.stderr, flush=True)
+                dataset, corpora, limit=limit, half=half, progress=lambda line: print(line, file=sys.stderr, flush=True)
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise CommandError(f"{path}: not a {dataset} file ({exc.__class__.__name__}: {exc}).") from exc
         if not report.outcomes:
-            raise CommandError("No questions were asked.")
+            raise CommandError(f"No questions were asked{f' (the {half} half holds none)' if half else ''}.")
         lines = render(report)
         if earlier is not None:
             lines += compare.compare_lines(report, earlier, str(against))
