@@ -7,11 +7,14 @@
 `run` evaluates a dataset as `manage.py evaluate` does (its own throwaway data directory and
 SQLite database), prints the same report and writes one line per question: its dataset, half,
 category, whether it is answerable, whether all its evidence was in the top 10, the coverage
-reported, the relevance scores of the facts returned and their joint coverage of the prompt.
-`replay` applies today's `memory.engine.rank.assess` to those figures and prints both
-calibration figures per dataset and half — recorded (as the engine said when it ran) and
-replayed — so thresholds can be chosen on the tuning halves without importing anything again. The ranking does not depend on
-`assess`, so recall is unchanged by a replay.
+reported, the relevance scores of the facts returned, how each was reached (a chain's hop or
+row), whether the prompt names something the memory never mentions, and the facts' joint
+coverage of the prompt: everything `assess` reads. `replay` applies today's
+`memory.engine.rank.assess` to those figures and prints both calibration figures per dataset
+and half — recorded (as the engine said when it ran) and replayed — and how many questions
+are assessed otherwise (none with unchanged thresholds), so thresholds can be chosen on the
+tuning halves without importing anything again. The ranking does not depend on `assess`, so
+recall is unchanged by a replay.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ def run(dataset: str, data: Path | None, out: Path) -> None:
                     "coverage": o.coverage,
                     "relevances": o.relevances,
                     "joint_coverage": o.joint_coverage,
+                    "linked": o.linked,
+                    "unknown_name": o.unknown_name,
                     "question": o.case.question,
                     "statements": [s[:STATEMENT_CHARS] for s in o.statements[:STATEMENTS_KEPT]],
                 }
@@ -82,14 +87,18 @@ def replay(files: list[Path]) -> None:
     for path in files:
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            facts = [FactHit("", r, "", "", "", "", None, 0, 0, 0)
-                     for r in row["relevances"]]
-            row["replayed"] = assess(facts, row["joint_coverage"])
+            linked = row.get("linked") or [""] * len(row["relevances"])
+            facts = [FactHit("", r, "", "", "", "", None, 0, 0, 0, linked=how)
+                     for r, how in zip(row["relevances"], linked)]
+            row["replayed"] = assess(facts, row["joint_coverage"], row.get("unknown_name", False))
             groups[(row["dataset"], row["half"])].append(row)
     for (dataset, half), rows in sorted(groups.items()):
         print(f"{dataset}[{half}] ({len(rows)} questions)")
         print(f"  recorded: {_figures(rows, 'coverage')}")
         print(f"  replayed: {_figures(rows, 'replayed')}")
+        differ = sum(1 for r in rows if r["replayed"] != r["coverage"])
+        if differ:
+            print(f"  {differ} question(s) assessed otherwise than when recorded")
 
 
 def main() -> None:

@@ -65,6 +65,8 @@ class Outcome:
     relevances: list[float] = field(default_factory=list)  # the facts' relevance_score, best first
     joint_coverage: float = 0.0  # the engine's share of the prompt the facts hold together
     statements: list[str] = field(default_factory=list)  # the facts returned, best first
+    linked: list[str] = field(default_factory=list)  # how each fact was reached (FactHit.linked)
+    unknown_name: bool = False  # the prompt names what the memory never mentions
 
 
 @dataclass
@@ -252,6 +254,8 @@ def _ask(corpus: Corpus, cases: list[Case], workspace: Workspace) -> list[Outcom
             relevances=[f.relevance_score for f in result.facts],
             joint_coverage=result.joint_coverage,
             statements=[f.statement for f in result.facts],
+            linked=[f.linked for f in result.facts],
+            unknown_name=bool(result.unknown_names),
         )
         if corpus.sessions:
             # From the same ten turns as the turn-level figures, for both.

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-from memory.evaluation.datasets import Case, locomo, locomo_evidence, locomo_time
-from memory.evaluation.runner import _dedupe, rrf_fusion, score, session_score
+from memory.evaluation.datasets import Case, company, locomo, locomo_evidence, locomo_time
+from memory.evaluation.runner import _dedupe, evaluate, rrf_fusion, score, session_score
 from memory.models import Fact, Workspace
 
 pytestmark = pytest.mark.django_db
@@ -236,3 +236,22 @@ def test_evaluate_locomo_prints_session_level_recall_beside_turn_level(tmp_path:
     match = re.search(r"^session-level \(3 questions\): PAM R@5=([\d.]+) .*; BM25 R@5=([\d.]+) ", text, re.MULTILINE)
     assert match, text
     assert float(match.group(2)) == 1.0  # two sessions: BM25's top 10 turns cover both
+
+
+def test_each_outcome_keeps_what_the_coverage_assessment_read(tmp_path: Path) -> None:
+    # bench/coverage_calibration.py replays `assess` from these: how each fact was reached and
+    # whether the prompt names something the memory never mentions.
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "projects.md").write_text(
+        "# Projects\n\nThe Project Harbor budget is $120,000 including the audit fee.\n"
+    )
+    questions = tmp_path / "questions.jsonl"
+    rows = [
+        {"question": "What is the budget for Project Harbor?", "category": "fact", "expected": ["$120,000"], "half": "tune"},
+        {"question": "What is the budget for Project Orion?", "category": "no_answer", "expected": [], "half": "test"},
+    ]
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = evaluate("harbourline", company(questions))
+    known, unknown = report.outcomes
+    assert (known.unknown_name, unknown.unknown_name) == (False, True)
+    assert known.linked == [""] * len(known.relevances) and len(known.linked) >= 1
