@@ -197,26 +197,27 @@ def test_locomo_conversations_one_to_five_tune_and_the_rest_test(tmp_path: Path)
     assert summary(lines)["name"] == "locomo"
 
 
-def test_a_company_question_with_an_unknown_half_is_refused(tmp_path: Path) -> None:
+def _company_file(tmp_path: Path, page: str, rows: list[dict[str, Any]]) -> Path:
+    """An evaluation company of one Markdown page, and its questions file."""
     (tmp_path / "corpus").mkdir()
-    (tmp_path / "corpus" / "a.md").write_text("# A\n\nAcme is based in Lyon.\n")
+    (tmp_path / "corpus" / "page.md").write_text(page)
     questions = tmp_path / "questions.jsonl"
-    questions.write_text(json.dumps({"question": "Where?", "category": "x", "expected": ["Lyon"], "half": "both"}) + "\n")
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return questions
+
+
+def test_a_company_question_with_an_unknown_half_is_refused(tmp_path: Path) -> None:
+    questions = _company_file(tmp_path, "# A\n\nAcme is based in Lyon.\n",
+                              [{"question": "Where?", "category": "x", "expected": ["Lyon"], "half": "both"}])
     with pytest.raises(CommandError, match="half must be"):
         run("harbourline", "--data", str(questions))
 
 
 def test_calibration_counts_hits_reported_answered_and_misses_reported_flagged(tmp_path: Path) -> None:
-    (tmp_path / "corpus").mkdir()
-    (tmp_path / "corpus" / "office.md").write_text(
-        "# Offices\n\nThe Lyon office opened in 2019 and employs forty people.\n"
-    )
-    questions = tmp_path / "questions.jsonl"
-    rows = [
+    questions = _company_file(tmp_path, "# Offices\n\nThe Lyon office opened in 2019 and employs forty people.\n", [
         {"question": "When did the Lyon office open?", "category": "fact", "expected": ["opened in 2019"], "half": "tune"},
         {"question": "What is the office dog called?", "category": "no_answer", "expected": [], "half": "test"},
-    ]
-    questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    ])
     text = "\n".join(run("harbourline", "--data", str(questions)))
     match = re.search(r"^calibration: hits .* (\d)/(\d) .*; misses and no-answer reported minimal/none (\d)/(\d) ", text, re.MULTILINE)
     assert match, text
@@ -241,16 +242,10 @@ def test_evaluate_locomo_prints_session_level_recall_beside_turn_level(tmp_path:
 def test_each_outcome_keeps_what_the_coverage_assessment_read(tmp_path: Path) -> None:
     # bench/coverage_calibration.py replays `assess` from these: how each fact was reached and
     # whether the prompt names something the memory never mentions.
-    (tmp_path / "corpus").mkdir()
-    (tmp_path / "corpus" / "projects.md").write_text(
-        "# Projects\n\nThe Project Harbor budget is $120,000 including the audit fee.\n"
-    )
-    questions = tmp_path / "questions.jsonl"
-    rows = [
+    questions = _company_file(tmp_path, "# Projects\n\nThe Project Harbor budget is $120,000 including the audit fee.\n", [
         {"question": "What is the budget for Project Harbor?", "category": "fact", "expected": ["$120,000"], "half": "tune"},
         {"question": "What is the budget for Project Orion?", "category": "no_answer", "expected": [], "half": "test"},
-    ]
-    questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    ])
     report = evaluate("harbourline", company(questions))
     known, unknown = report.outcomes
     assert (known.unknown_name, unknown.unknown_name) == (False, True)
