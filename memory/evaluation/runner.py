@@ -76,6 +76,7 @@ class Report:
     workspaces: int = 0
     facts: int = 0
     import_seconds: float = 0.0
+    half: str | None = None  # the only half asked (`evaluate --half`), or None for both
 
 
 def score(case: Case, ranked: list[set[str]], any_gold: bool) -> Score:
@@ -196,7 +197,7 @@ def evaluate(
 ) -> Report:
     """Ask every corpus's questions (of `half` only, when given: a corpus with none there is
     not imported), at most `limit` in all."""
-    report = Report(dataset)
+    report = Report(dataset, half=half)
     remaining = limit
     data_dir = Path(tempfile.mkdtemp(prefix="pam-eval-"))
     try:
@@ -308,7 +309,7 @@ def render(report: Report) -> list[str]:
     lines = [
         f"{report.dataset}: {report.workspaces} workspace(s), {report.facts:,} facts, imported in "
         f"{report.import_seconds:.1f} s; {len(answerable)} answerable and {len(unanswerable)} "
-        "unanswerable questions",
+        f"unanswerable questions{f' (the {report.half} half only)' if report.half else ''}",
         "",
         f"{'category':14} {'n':>5}  {'R@5':>6} {'R@10':>6} {'all@10':>6} {'MRR@10':>6} {'nDCG@10':>7}"
         + "".join(

@@ -144,11 +144,11 @@ def test_a_bad_saved_run_or_save_path_is_refused_before_anything_is_imported(tmp
 def test_half_asks_only_that_halfs_questions_and_prints_nothing_of_the_other(tmp_path: Path) -> None:
     questions = _company(tmp_path)
     text = run("harbourline", "--data", str(questions), "--half", "tune")
-    assert "1 answerable and 0 unanswerable questions" in text
+    assert "1 answerable and 0 unanswerable questions (the tune half only)" in text
     assert "[test]" not in text and "unanswerable:" not in text
     assert re.search(r"^all evidence in the top 10: 1/1 ", text, re.MULTILINE)
     text = run("harbourline", "--data", str(questions), "--half", "test")
-    assert "1 answerable and 1 unanswerable questions" in text and "[tune]" not in text
+    assert "1 answerable and 1 unanswerable questions (the test half only)" in text and "[tune]" not in text
 
 
 def test_a_half_run_against_a_whole_run_compares_the_questions_it_asked(tmp_path: Path) -> None:
