@@ -88,20 +88,24 @@ _WHO_WORDS = {"who", "whom"}
 
 def cells(statement: str) -> dict[str, str]:
     """The "name: value" cells of a record fact, or {} when it is not one. A title that
-    `record_line`'s caller put before the first cell ("Staff directory: Name: …") is dropped."""
+    `record_line`'s caller put before the first cell ("Staff directory: Name: …") is dropped.
+    A value may itself hold "; " (a CSV cell listing lanes, "SAV-Atlanta; SAV-Charlotte"): a
+    part with no name of its own goes on the value before it."""
     parts = statement.split("; ")
-    if len(parts) < RECORD_MIN_CELLS:
-        return {}
     found: dict[str, str] = {}
+    name = ""
     for part in parts:
         if ": " not in part:
-            return {}
+            if not found:
+                return {}
+            found[name] = f"{found[name]}; {part.strip()}"
+            continue
         name, _, value = part.rpartition(": ")
         name = name.rpartition(": ")[2].strip()
         if not _CELL.match(f"{name}: {value}"):
             return {}
         found[name] = value.strip()
-    return found
+    return found if len(found) >= RECORD_MIN_CELLS else {}
 
 
 def _ordinal(year: int, month: int, day: int) -> tuple[str, float] | None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from memory.engine import Retrieval, retrieve
+from memory.engine import Retrieval, records, retrieve
 from memory.engine.search import _title_phrases
 from memory.models import Source, Workspace
 from memory.pipelines.sync import source_sync
@@ -388,4 +388,31 @@ def test_a_column_of_years_answers_the_oldest_as_its_earliest_year(workspace: Wo
     result = retrieve(workspace, "What's the oldest vehicle in the fleet?", limit=5)
 
     assert "vehicle_id: TL-05;" in result.facts[0].statement
+    assert result.facts[0].linked == "row"
+
+
+CARRIERS = """carrier_id,carrier,primary_lanes,on_time_pct,status
+CR-01,Silver State Freight,RNO-Sacramento,91.2,Approved
+CR-02,Peach State Haulers,SAV-Atlanta; SAV-Charlotte; SAV-Jacksonville,97.4,Preferred
+CR-03,Prairie Wind Logistics,CMH-Chicago,93.8,Approved
+CR-04,Sagebrush Transport,RNO-Boise; RNO-Salt Lake City,88.5,Probation
+"""
+
+
+def test_a_cell_listing_values_with_semicolons_keeps_its_row_a_record() -> None:
+    row = records.cells("carrier_id: CR-02; carrier: Peach State Haulers; primary_lanes: SAV-Atlanta; SAV-Charlotte; "
+                        "on_time_pct: 97.4")
+    assert row == {"carrier_id": "CR-02", "carrier": "Peach State Haulers",
+                   "primary_lanes": "SAV-Atlanta; SAV-Charlotte", "on_time_pct": "97.4"}
+    # Still no record: a sentence, a chat message with semicolons, a list that starts unnamed.
+    assert records.cells("Caroline: I went hiking; it rained; we laughed") == {}
+    assert records.cells("Lanes; carrier: X; status: Y; on_time_pct: 90") == {}
+
+
+def test_a_superlative_reads_the_row_whose_cell_lists_several_values(workspace: Workspace, tmp_path: Path) -> None:
+    folder_import(workspace, tmp_path / "carriers", {"carriers.csv": CARRIERS})
+
+    result = retrieve(workspace, "Which carrier has the highest on-time percentage?", limit=5)
+
+    assert "carrier: Peach State Haulers;" in result.facts[0].statement
     assert result.facts[0].linked == "row"
