@@ -209,6 +209,16 @@ def items_import(workspace: Workspace, items: list[dict[str, Any]], name: str = 
     assert run is not None and run.status == "completed", run and run.errors
 
 
+def evaluation_company(tmp_path: Path, page: str, rows: list[dict[str, Any]]) -> Path:
+    """An evaluation company of one Markdown page (`corpus/page.md`) and its questions file,
+    as `manage.py evaluate <company> --data PATH` reads them: the questions file's path."""
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "page.md").write_text(page)
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return questions
+
+
 def folder_import(workspace: Workspace, folder: Path, files: dict[str, str] | None = None) -> None:
     """Import a folder of files (kind `auto`, named after it) as a source, run to completion;
     `files` (path inside the folder -> text) are written into it first."""

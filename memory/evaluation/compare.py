@@ -2,7 +2,8 @@
 fit).
 
 `--save PATH` writes what each question got: its half, category, recall@10, whether all its
-evidence was in the top 10 and the coverage reported. `--against PATH` reads such a file back
+evidence was in the top 10 and the coverage reported (a no-answer question is flagged when that
+is "minimal" or "none"). `--against PATH` reads such a file back
 and lists, half by half, the questions the two runs answer differently: evidence found or lost
 (all of it in the top 10, the hit `calibration` counts), recall@10 moved without that changing,
 no-answer questions flagged or no longer flagged. Beside the counts stands an exact two-sided
@@ -54,7 +55,6 @@ def saved(report: Report) -> dict[str, Any]:
                 "unanswerable": o.case.unanswerable,
                 "recall10": round(o.pam.recall10, 4),
                 "hit": is_hit(o),
-                "flagged": o.coverage in NOT_ANSWERED,
                 "coverage": o.coverage,
             }
             for (question, occurrence), o in zip(_keys(report.outcomes), report.outcomes)
@@ -78,7 +78,7 @@ def load(path: Path, dataset: str) -> dict[str, Any]:
         raise ValueError(f"{path} is a run of {run.get('dataset')!r}, not of {dataset!r}")
     needed: dict[str, type | tuple[type, ...]] = {
         "question": str, "occurrence": int, "half": str, "category": str, "unanswerable": bool,
-        "recall10": (int, float), "hit": bool, "flagged": bool,
+        "recall10": (int, float), "hit": bool, "coverage": str,
     }
     for row in run["questions"]:
         if not isinstance(row, dict) or any(not isinstance(row.get(k), t) for k, t in needed.items()):
@@ -136,11 +136,11 @@ def _half_lines(half: str, pairs: list[tuple[dict[str, Any], Outcome]]) -> list[
               for row, o in moved]
     no_answer = [(row, o) for row, o in pairs if o.case.unanswerable]
     if no_answer:
-        flagged_before = sum(1 for row, _ in no_answer if row["flagged"])
+        flagged_before = sum(1 for row, _ in no_answer if row["coverage"] in NOT_ANSWERED)
         flagged_now = sum(1 for _, o in no_answer if o.coverage in NOT_ANSWERED)
         lines.append(f"[{half}] no-answer questions flagged: {flagged_before} -> {flagged_now} of {len(no_answer)}")
         for row, o in no_answer:
-            now = o.coverage in NOT_ANSWERED
-            if now != row["flagged"]:
-                lines.append(f"  {'+' if now else '-'} {_shown(o)} ({row.get('coverage')} -> {o.coverage})")
+            before, now = row["coverage"] in NOT_ANSWERED, o.coverage in NOT_ANSWERED
+            if now != before:
+                lines.append(f"  {'+' if now else '-'} {_shown(o)} ({row['coverage']} -> {o.coverage})")
     return lines

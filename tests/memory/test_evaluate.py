@@ -19,6 +19,7 @@ from django.core.management import CommandError, call_command
 from memory.evaluation.datasets import Case, company, locomo, locomo_evidence, locomo_time
 from memory.evaluation.runner import _dedupe, evaluate, rrf_fusion, score, session_score
 from memory.models import Fact, Workspace
+from tests.conftest import evaluation_company
 
 pytestmark = pytest.mark.django_db
 
@@ -197,24 +198,15 @@ def test_locomo_conversations_one_to_five_tune_and_the_rest_test(tmp_path: Path)
     assert summary(lines)["name"] == "locomo"
 
 
-def _company_file(tmp_path: Path, page: str, rows: list[dict[str, Any]]) -> Path:
-    """An evaluation company of one Markdown page, and its questions file."""
-    (tmp_path / "corpus").mkdir()
-    (tmp_path / "corpus" / "page.md").write_text(page)
-    questions = tmp_path / "questions.jsonl"
-    questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return questions
-
-
 def test_a_company_question_with_an_unknown_half_is_refused(tmp_path: Path) -> None:
-    questions = _company_file(tmp_path, "# A\n\nAcme is based in Lyon.\n",
+    questions = evaluation_company(tmp_path, "# A\n\nAcme is based in Lyon.\n",
                               [{"question": "Where?", "category": "x", "expected": ["Lyon"], "half": "both"}])
     with pytest.raises(CommandError, match="half must be"):
         run("harbourline", "--data", str(questions))
 
 
 def test_calibration_counts_hits_reported_answered_and_misses_reported_flagged(tmp_path: Path) -> None:
-    questions = _company_file(tmp_path, "# Offices\n\nThe Lyon office opened in 2019 and employs forty people.\n", [
+    questions = evaluation_company(tmp_path, "# Offices\n\nThe Lyon office opened in 2019 and employs forty people.\n", [
         {"question": "When did the Lyon office open?", "category": "fact", "expected": ["opened in 2019"], "half": "tune"},
         {"question": "What is the office dog called?", "category": "no_answer", "expected": [], "half": "test"},
     ])
@@ -242,7 +234,7 @@ def test_evaluate_locomo_prints_session_level_recall_beside_turn_level(tmp_path:
 def test_each_outcome_keeps_what_the_coverage_assessment_read(tmp_path: Path) -> None:
     # bench/coverage_calibration.py replays `assess` from these: how each fact was reached and
     # whether the prompt names something the memory never mentions.
-    questions = _company_file(tmp_path, "# Projects\n\nThe Project Harbor budget is $120,000 including the audit fee.\n", [
+    questions = evaluation_company(tmp_path, "# Projects\n\nThe Project Harbor budget is $120,000 including the audit fee.\n", [
         {"question": "What is the budget for Project Harbor?", "category": "fact", "expected": ["$120,000"], "half": "tune"},
         {"question": "What is the budget for Project Orion?", "category": "no_answer", "expected": [], "half": "test"},
     ])

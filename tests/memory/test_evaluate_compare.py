@@ -14,7 +14,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from memory.evaluation.compare import sign_test
-from memory.evaluation.runner import wilson
+from memory.evaluation.runner import NOT_ANSWERED, wilson
+from tests.conftest import evaluation_company
 
 pytestmark = pytest.mark.django_db
 
@@ -27,20 +28,15 @@ def run(*args: str) -> str:
 
 def _company(tmp_path: Path) -> Path:
     """A company of one page: two answerable questions (tune and test) and a no-answer one."""
-    (tmp_path / "corpus").mkdir()
-    (tmp_path / "corpus" / "offices.md").write_text(
+    return evaluation_company(tmp_path, (
         "# Offices\n\nThe Lyon office opened in 2019 and employs forty people.\n\n"
         "## Parking\n\nThe Porto office has twelve parking spaces for staff.\n"
-    )
-    rows = [
+    ), [
         {"question": "When did the Lyon office open?", "category": "fact", "expected": ["opened in 2019"], "half": "tune"},
         {"question": "How many parking spaces does the Porto office have?", "category": "fact",
          "expected": ["twelve parking spaces"], "half": "test"},
         {"question": "What is the office dog called?", "category": "no_answer", "expected": [], "half": "test"},
-    ]
-    questions = tmp_path / "questions.jsonl"
-    questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return questions
+    ])
 
 
 def test_the_sign_test_is_exact_and_two_sided() -> None:
@@ -101,8 +97,8 @@ def test_questions_answered_differently_are_listed_by_half(tmp_path: Path) -> No
     def earlier(rows: list[dict[str, Any]]) -> None:
         # The test question missed, the no-answer one judged the other way, one more question.
         rows[1].update(hit=False, recall10=0.0)
-        flagged.append(rows[2]["flagged"])
-        rows[2].update(flagged=not rows[2]["flagged"], coverage="partial" if rows[2]["flagged"] else "minimal")
+        flagged.append(rows[2]["coverage"] in NOT_ANSWERED)
+        rows[2].update(coverage="partial" if flagged[0] else "minimal")
         rows.append(dict(rows[0], question="A question this run does not ask"))
 
     text = _against_an_earlier_run(tmp_path, earlier)
