@@ -122,9 +122,10 @@ NEWER_VERSION_SHARE = 0.3
 
 # --- Structured records (records.py) ----------------------------------------------------------
 EXTREME_RELEVANCE = 0.7  # the least relevance of the row answering a superlative ("oldest customer")
-# A record whose values hold the prompt's rarest words ("Kestrel Seafoods") is the entity the
-# prompt is about: followed by the second hop wherever it ranked, from this place in the list.
-ANCHOR_MIN_IDF = 4.0  # the IDF the prompt's words in its values must weigh (one rare name)
+# A record whose values hold the prompt's rarest names or codes ("Kestrel Seafoods", "RT-31";
+# `name_terms`) is the entity the prompt is about: followed by the second hop wherever it
+# ranked, from this place in the list.
+ANCHOR_MIN_IDF = 4.0  # the IDF the prompt's names in its values must weigh (one rare name)
 ANCHOR_POSITION = 1
 
 # --- Coverage assessment --------------------------------------------------------------------
@@ -326,6 +327,13 @@ def capitalised_words(prompt: str) -> list[str]:
     """The words of the prompt written with a capital where a sentence does not start: the
     names it asks about ("Which customers use our ServiceNow integration?" → ServiceNow)."""
     return [m.group(1) for m in _NAME_WORD.finditer(prompt)]
+
+
+def name_terms(prompt: str) -> set[str]:
+    """The terms of the names (`capitalised_words`) and of the codes and numbers the prompt
+    writes ("Kittiwake Seafoods", "RT-31", "10423"): what can single out one record."""
+    coded = [word for word in prompt.split() if any(ch.isdigit() for ch in word)]
+    return set(terms(" ".join([*capitalised_words(prompt), *coded])))
 
 
 def assess(facts: list[FactHit], joint: float = 0.0, unknown_name: bool = False) -> str:

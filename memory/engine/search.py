@@ -60,6 +60,7 @@ from memory.engine.rank import (
     first,
     focus_terms,
     joint_coverage,
+    name_terms,
     rank_candidates,
     rank_final,
 )
@@ -455,7 +456,7 @@ def _with_anchor(
     good enough to be there."""
     if facts and facts[0].linked == ROW:
         return facts  # a superlative's row answers; the second hop follows it
-    anchor = _anchor(query, scored)
+    anchor = _anchor(query, prompt, scored)
     if anchor is None:
         return facts
     _, relevance, doc = anchor
@@ -481,10 +482,13 @@ def _with_anchor(
     return [*rest[:at], *pair, *rest[at:]]
 
 
-def _anchor(query: list[QueryTerm], ordered: list[Scored]) -> Scored | None:
-    """The one record whose values hold the most of the prompt's IDF weight, at least
-    ANCHOR_MIN_IDF and more than any other record's (a name only it holds)."""
-    weights = {q.term: q.idf for q in query if q.weight >= 1.0}
+def _anchor(query: list[QueryTerm], prompt: str, ordered: list[Scored]) -> Scored | None:
+    """The one record whose values hold the most IDF weight of the names and codes the prompt
+    writes (`name_terms`), at least ANCHOR_MIN_IDF and more than any other record's (a name
+    only it holds). A rare word that names nothing ("posted" in a row's "post-install") is
+    no anchor."""
+    names = name_terms(prompt)
+    weights = {q.term: q.idf for q in query if q.weight >= 1.0 and q.term in names}
     best: Scored | None = None
     best_weight = runner_up = 0.0
     for item in ordered:
@@ -765,6 +769,8 @@ def _hop_fact(
     listed: list[set[str]] = []  # the terms of facts naming it that are listed already
     for _, candidate in candidates:
         own_terms = set(first(candidate, "terms", "").split())
+        if _in_compounds_only(label, first(candidate, "statement", "")):
+            continue  # "SAV-Atlanta" is a lane, not the site SAV
         if first(candidate, "statement", "").strip().lower() in seen:
             listed.append(own_terms)
         else:
@@ -788,6 +794,15 @@ def _hop_fact(
     if best is None or best[0] < HOP_MIN_COVERAGE:
         return None
     return best[0], best[2]
+
+
+def _in_compounds_only(label: str, statement: str) -> bool:
+    """Whether the statement writes the label as a word only inside hyphenated words
+    ("SAV-Atlanta", "SAV-Charlotte" for the site code SAV): it names something else."""
+    pattern = re.escape(label)
+    return bool(re.search(rf"(?<!\w){pattern}(?!\w)", statement, re.IGNORECASE)) and not re.search(
+        rf"(?<![\w-]){pattern}(?![\w-])", statement, re.IGNORECASE
+    )
 
 
 def _holds(own_terms: set[str], query: list[QueryTerm]) -> bool:

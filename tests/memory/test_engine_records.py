@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from memory.engine import Retrieval, records, retrieve
-from memory.engine.search import _title_phrases
+from memory.engine.search import _in_compounds_only, _title_phrases
 from memory.models import Source, Workspace
 from memory.pipelines.sync import source_sync
 from tests.conftest import folder_import, run_create
@@ -416,3 +416,81 @@ def test_a_superlative_reads_the_row_whose_cell_lists_several_values(workspace: 
 
     assert "carrier: Peach State Haulers;" in result.facts[0].statement
     assert result.facts[0].linked == "row"
+
+
+GO_LIVE_USERS = [
+    {"id": "U7", "name": "fiona", "profile": {"real_name": "Fiona Gallagher", "title": "Chief Executive Officer"}},
+    {"id": "U8", "name": "meilin", "profile": {"real_name": "Mei Lin Chua", "title": "Systems & ERP Lead"}},
+]
+GO_LIVE_DAY = [
+    {"type": "message", "user": "U8", "text": "Go-live moves again. Ostara now goes live Monday 13 April 2026.", "ts": "1772000000.000100"},
+    {"type": "message", "user": "U7", "text": "Ostara went live across all branches on Monday 13 April 2026.", "ts": "1776100000.000100"},
+]
+INSTALL_ACTIONS = """#,action,owner,due
+1,Add a thermal camera check to the post-install call,Aroha Ngata,02/02/2026
+2,Re-train crews on roof anchors,Matt Kearney,03/02/2026
+"""
+INSTALL_STAFF = [{"name": "Declan Ryan", "title": "Warranty Technician", "manager": "Aroha Ngata"}]
+# Enough other facts for "post" to be a rare word, as it is in a company's memory.
+PANEL_STOCK = "sku,panel,watts,qty\n" + "".join(f"P-{n},Helion panel series {n},{300 + n},{n % 17}\n" for n in range(80))
+
+
+def test_a_rare_word_of_the_prompt_that_names_nothing_makes_no_record_the_one_it_is_about(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # "posted" shares a rare stem with one row's "post-install" and nothing else: that row is
+    # not the record the prompt is about. Taken for one, it and the hop from its owner to a
+    # directory row took the places the second hop follows, and the title of who announced
+    # the date never came.
+    files = {
+        "actions.csv": INSTALL_ACTIONS,
+        "stock.csv": PANEL_STOCK,
+        "staff-directory.json": json.dumps(INSTALL_STAFF),
+        "slack/users.json": json.dumps(GO_LIVE_USERS),
+        "slack/channels.json": json.dumps([{"id": "C7", "name": "erp"}]),
+        "slack/erp/2026-02-25.json": json.dumps(GO_LIVE_DAY),
+    }
+    folder_import(workspace, tmp_path / "erp", files)
+
+    result = retrieve(workspace, "What's the job title of whoever posted that Ostara would go live on 13 April?", limit=10)
+
+    title = next(f for f in result.facts if "Systems & ERP Lead" in f.statement)
+    assert title.linked == "hop"
+    assert not any("post-install" in f.statement for f in result.facts[:2])
+
+
+EQUIPMENT_SITES = """asset_id,type,site
+RT-31,Reach truck,SAV
+RT-07,Reach truck,CMH
+"""
+CARRIER_LANES = """carrier,home_base,primary_lanes,runs_weekly
+Peach State Haulers,"Macon, GA",SAV-Atlanta; SAV-Charlotte,12
+"""
+SITE_LEADS = """# Sites
+
+Darnell Hayes runs SAV.
+Angela Brooks runs CMH.
+"""
+
+
+def test_a_hop_does_not_cross_to_a_value_that_only_holds_the_code_inside_a_hyphenated_word(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # RT-31's site SAV leads on; the carrier's lanes "SAV-Atlanta; SAV-Charlotte" hold the
+    # letters SAV and more of the prompt's words (runs, base), but name another thing.
+    files = {"equipment.csv": EQUIPMENT_SITES, "carriers.csv": CARRIER_LANES, "sites.md": SITE_LEADS}
+    folder_import(workspace, tmp_path / "dc", files)
+
+    result = retrieve(workspace, "Who runs the building where reach truck RT-31 is based?", limit=5)
+
+    lead = next(f for f in result.facts if f.statement.endswith("Darnell Hayes runs SAV."))
+    assert lead.linked == "hop"
+    assert not any(f.linked == "hop" and "Peach State Haulers" in f.statement for f in result.facts)
+
+
+def test_a_label_written_only_inside_hyphenated_words_is_not_named() -> None:
+    assert _in_compounds_only("SAV", "primary_lanes: SAV-Atlanta; SAV-Charlotte")
+    assert not _in_compounds_only("SAV", "site: SAV; lanes: SAV-Atlanta")
+    assert not _in_compounds_only("SAV", "Darnell Hayes runs SAV.")
+    assert not _in_compounds_only("SAV", "The Savannah site")  # not written at all: no judgement
+    assert not _in_compounds_only("RT-31", "asset_id: RT-31")
