@@ -31,6 +31,10 @@ TABLES_TRIED = 3  # the tables whose rows rank best among the candidates
 NAME_MATCH = 2.0  # a column whose name the prompt uses ("pallet capacity", "MOT due")
 KIND_MATCH = 1.0  # a column of the kind the superlative implies ("oldest" → a start date)
 TABLE_MATCH = 1.0  # per prompt word in the table's title, headings or column names
+# Of two columns the prompt names, the one named beside its superlative ("which contract comes
+# up for *renewal first*": `renewal_date`, not `contract_start`): within this many words, ...
+BESIDE_WORDS = 2
+BESIDE_MATCH = 0.5  # ... it earns this more
 COLUMN_SIMILARITY_FLOOR = 0.2  # cosine of prompt and column name under which it says nothing
 COLUMN_SIMILARITY_WEIGHT = 2.0  # times the cosine: a close meaning counts as a named column
 
@@ -60,18 +64,20 @@ _NUMBER = re.compile(r"^[£$€]?\s*(-?\d[\d,]*(?:\.\d+)?)\s*(?:%|[kKmM])?$")
 # A column of years ("year", "model_year", "year_built", "founded") is a column of dates.
 _YEAR_COLUMN = re.compile(r"year|built|founded|established", re.IGNORECASE)
 _YEAR = re.compile(r"^(?:18|19|20|21)\d\d$")
+_CODE = re.compile(r"^[A-Za-z0-9]{1,3}$")  # a cell's letter or short code ("A", "T1")
 
 # Superlatives, by the end of the column they pick. Words that are superlatives only with a
 # column named beside them ("the first ...", "the most ...") are in WEAK: they never fall back
 # to a column chosen by its kind alone.
 # For a date column "longest" means the earliest start ("a customer the longest"); for a
 # number column the largest value ("the longest route").
-# "Next" is the earliest date of a column it names ("due for a service next").
-_SMALLEST = {"smallest", "lowest", "fewest", "least", "cheapest", "shortest", "minimum", "min"}
-_LARGEST = {"biggest", "largest", "highest", "greatest", "most", "top", "longest", "maximum", "max", "priciest"}
+# "Next" is the earliest date of a column it names ("due for a service next"); "best" the
+# largest value of a column it names ("the best on-time percentage"), "worst" the smallest.
+_SMALLEST = {"smallest", "lowest", "fewest", "least", "cheapest", "shortest", "minimum", "min", "worst"}
+_LARGEST = {"biggest", "largest", "highest", "greatest", "most", "top", "longest", "maximum", "max", "priciest", "best"}
 _EARLIEST = {"oldest", "earliest", "longest", "first", "soonest", "next"}
 _LATEST = {"newest", "latest", "youngest", "recent", "recently", "last"}
-_WEAK = {"first", "most", "least", "top", "last", "recent", "latest", "next", "max", "min"}
+_WEAK = {"first", "most", "least", "top", "last", "recent", "latest", "next", "max", "min", "best", "worst"}
 _WORD = re.compile(r"[a-z]+")  # "longest-serving" is "longest" and "serving"
 # "Customer the longest": a duration of a relationship is measured from its start date.
 _SINCE_WORDS = {"longest", "oldest", "newest", "earliest", "youngest", "recently"}
@@ -84,6 +90,12 @@ _SIZE_WORDS = {"biggest", "largest", "smallest"}
 # ("Who has been at Corvane the longest?" → the staff directory's earliest start_date). Not
 # "whose", which names the table itself ("whose equipment is oldest").
 _WHO_WORDS = {"who", "whom"}
+# "Leaving aside the CEO, who has been here longest?": the rows it names are not candidates.
+_EXCLUDING = re.compile(
+    r"\b(?:leaving|setting|putting)\s+aside\s+([^,;?]+)|\b(?:aside\s+from|apart\s+from|other\s+than|except(?:\s+for)?"
+    r"|excluding|not\s+counting)\s+([^,;?]+)",
+    re.IGNORECASE,
+)
 
 
 def cells(statement: str) -> dict[str, str]:
@@ -231,12 +243,15 @@ def extreme_row(index: LoadedIndex, prompt: str, candidates: list[dict[str, Any]
             # A column chosen by its meaning or kind alone needs a table the prompt is about.
             if named or (meant and table_score > 0):
                 score = named + meant + table_score
+                if named and _distance(name, wanted, prompt) <= BESIDE_WORDS:
+                    score += BESIDE_MATCH
                 if best is None or score > best[0]:
                     best = (score, name, kind, rows)
     if best is None:
         return None
     _, column, kind, rows = best
-    rows = _narrowed(rows, prompt_terms - set(terms(column)))
+    excluded, rows = _excluded(rows, prompt, index.acronyms)
+    rows = _narrowed(rows, prompt_terms - set(terms(column)) - excluded, prompt)
     day_first = _day_first(row.get(column, "") for _, row in rows)
     valued = [(value, doc) for doc, row in rows if (value := typed(row.get(column, ""), day_first)) is not None]
     if not valued:
@@ -275,21 +290,60 @@ def _day_first(values: Iterable[str]) -> bool:
     return any((match := _SLASH_DATE.match(value.strip())) and int(match.group(1)) > 12 for value in values)
 
 
+def _distance(column: str, wanted: Superlative, prompt: str) -> int:
+    """How far apart, in words, the prompt writes a word of the column's name and its
+    superlative (the length of the prompt when it writes no word of the name)."""
+    words = _WORD.findall(prompt.lower())
+    own = set(terms(column.replace("_", " ")))
+    at_name = [i for i, word in enumerate(words) if own & set(terms(word))]
+    at_superlative = [i for i, word in enumerate(words) if word in wanted.words]
+    return min((abs(i - j) for i in at_name for j in at_superlative), default=len(words))
+
+
+def _excluded(
+    rows: list[tuple[dict[str, Any], dict[str, str]]], prompt: str, acronyms: dict[str, str]
+) -> tuple[set[str], list[tuple[dict[str, Any], dict[str, str]]]]:
+    """The terms the prompt sets aside ("leaving aside *the CEO*", "other than Reno") and the
+    rows without what they name, its acronyms read as the memory writes them out ("Chief
+    Executive Officer"). Every row, when the rows it names would be all of them."""
+    named: set[str] = set()
+    forms: list[set[str]] = []
+    for match in _EXCLUDING.finditer(prompt):
+        text = match.group(1) or match.group(2)
+        named |= set(terms(text))
+        forms.append(set(terms(text)))
+        forms += [set(terms(acronyms[word.lower()])) for word in text.split() if word.lower() in acronyms]
+    forms = [form for form in forms if form]
+    if not forms:
+        return named, rows
+    kept = [item for item in rows if not any(form <= set(terms(" ".join(item[1].values()))) for form in forms)]
+    return named, kept or rows
+
+
 def _narrowed(
-    rows: list[tuple[dict[str, Any], dict[str, str]]], prompt_terms: set[str]
+    rows: list[tuple[dict[str, Any], dict[str, str]]], prompt_terms: set[str], prompt: str
 ) -> list[tuple[dict[str, Any], dict[str, str]]]:
     # A whole cell the prompt says ("Silver", "seafood"), not a word inside a name ("kit" in
-    # "Portable DR kit").
+    # "Portable DR kit"); a cell of a letter or a short code, when the prompt writes it after
+    # its column's word ("tier A" for `payment_terms_tier: A`).
     holding: dict[str, list[tuple[dict[str, Any], dict[str, str]]]] = {}
     for item in rows:
-        for value in item[1].values():
+        for name, value in item[1].items():
             cell = frozenset(terms(value))
             if cell and cell <= prompt_terms:
                 holding.setdefault(" ".join(sorted(cell)), []).append(item)
+            elif not cell and _CODE.match(value) and _written_after(value, name, prompt):
+                holding.setdefault(f"{name}={value}", []).append(item)
     narrowing = [group for group in holding.values() if 0 < len(group) < len(rows)]
     if not narrowing:
         return rows
     return min(narrowing, key=len)
+
+
+def _written_after(value: str, column: str, prompt: str) -> bool:
+    """Whether the prompt writes the value right after a word of the column's name."""
+    words = "|".join(re.escape(word) for word in _WORD.findall(column.lower()))
+    return bool(words) and re.search(rf"\b(?i:{words})\s+{re.escape(value)}\b", prompt) is not None
 
 
 def bridge_values(statement: str, prompt_lower: str, prompt_terms: set[str]) -> tuple[list[str], set[str]]:

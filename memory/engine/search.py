@@ -105,6 +105,10 @@ HOP_LABEL_TYPES = ("person", "team", "organization", "project")
 TITLE_PHRASES = 3  # capitalised phrases of a sentence tried as bridges
 _TITLE_PHRASE = re.compile(r"[A-Z][\w'-]*(?:\s+(?:&|and|of|for)?\s*[A-Z][\w'-]*)+")
 _PHRASE_OPENERS = {"the", "a", "an", "our", "this", "that", "if", "when", "all", "every"}
+_FIRST_NAME = re.compile(r"\b[A-Z][a-z]+\b(?! [A-Z])")  # a capitalised word no capitalised word follows
+FIRST_NAME_HITS = 20  # facts read to learn whom a first name stands for
+FIRST_NAMES = 2  # first names of a sentence tried as bridges
+_NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
 
 
 def _check(deadline: float | None) -> None:
@@ -848,10 +852,70 @@ def _bridges(
     for value in [*values, *_title_phrases(statement, prompt_lower)]:
         if value not in labels:
             labels.append(value)
+    for person in _full_names(index, statement, prompt_lower, labels):
+        labels.append(person)
+        people.add(person)
     speaker = SPEAKER.match(statement)
     if speaker and not records.cells(statement) and speaker.group(1).lower() not in prompt_lower:
         people.add(speaker.group(1))  # a bridge only to the person's own record
     return labels, named, people, doc
+
+
+def _full_names(index: LoadedIndex, statement: str, prompt_lower: str, labels: list[str]) -> list[str]:
+    """The people a sentence names by their first name alone ("Sam approves probation tenders
+    while he's out"), where the memory knows one person only by that first name ("Sam
+    Petrakis") and nothing else by it (a company, "Kestrelmark", names its products too): not
+    a name in a label already, nor one the prompt says."""
+    if records.cells(statement):
+        return []
+    spelled = {word for label in labels for word in label.split()}
+    found: list[str] = []
+    for word in dict.fromkeys(_FIRST_NAME.findall(statement)):
+        if word in spelled or word.lower() in prompt_lower.split():
+            continue
+        if word not in index.first_names:
+            index.first_names[word] = _full_name(index, word)
+        if (person := index.first_names[word]) is not None:
+            found.append(person)
+    return found[:FIRST_NAMES]
+
+
+def _full_name(index: LoadedIndex, word: str) -> str | None:
+    """The one name starting with the word that the memory links, when it is a person's who
+    is on record (`_on_record`); None when the word also starts another name, or is one
+    itself ("Kestrelmark|organization", "Kestrelmark Relay|product")."""
+    query = tantivy.Query.regex_query(index.index.schema, "entities", rf"{re.escape(word)} [^|]+\|[a-z]+")
+    hits = index.searcher.search(query, FIRST_NAME_HITS).hits
+    if not hits or any(_entity_named(index, f"{word}|{etype}") for etype in _NOT_PEOPLE):
+        return None
+    named = {
+        (label, etype)
+        for _, address in hits
+        for value in index.searcher.doc(address).to_dict().get("entities") or []
+        if value.startswith(f"{word} ")
+        for label, _, etype in [value.rpartition("|")]
+    }
+    people = [label for label, etype in named if etype == "person"]
+    return people[0] if len(people) == len(named) == 1 and _on_record(index, people[0]) else None
+
+
+def _entity_named(index: LoadedIndex, value: str) -> bool:
+    """Whether a fact links the entity written "label|type"."""
+    return bool(index.searcher.search(tantivy.Query.term_query(index.index.schema, "entities", value), 1).hits)
+
+
+def _on_record(index: LoadedIndex, person: str) -> bool:
+    """Whether the memory holds the person as someone: a record's value (a directory row, an
+    owner) or the author of a message; not a product's name read as a person's."""
+    query = tantivy.Query.boolean_query(
+        [(tantivy.Occur.Must, tantivy.Query.term_query(index.index.schema, "terms", t)) for t in terms(person)]
+    )
+    for _, address in index.searcher.search(query, FIRST_NAME_HITS).hits:
+        statement = first(index.searcher.doc(address).to_dict(), "statement", "")
+        speaker = SPEAKER.match(statement)
+        if person in records.cells(statement).values() or (speaker and speaker.group(1) == person):
+            return True
+    return False
 
 
 def _title_phrases(statement: str, prompt_lower: str) -> list[str]:

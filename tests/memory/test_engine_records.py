@@ -104,6 +104,15 @@ def statements(result: Retrieval) -> list[str]:
     return [f.statement for f in result.facts]
 
 
+def slack_day(channel: str, day: str, users: list[dict[str, Any]], messages: list[dict[str, Any]]) -> dict[str, str]:
+    """The files of a Slack export holding one day of one channel."""
+    return {
+        "slack/users.json": json.dumps(users),
+        "slack/channels.json": json.dumps([{"id": "C1", "name": channel}]),
+        f"slack/{channel}/{day}.json": json.dumps(messages),
+    }
+
+
 @pytest.mark.parametrize(
     ("prompt", "cell"),
     [
@@ -314,13 +323,7 @@ DECLARED = [
 def test_a_third_link_brings_the_role_of_the_person_a_hop_s_message_is_from(workspace: Workspace, tmp_path: Path) -> None:
     # The incident's row names the commander; her message declares the SEV2; only her own
     # record holds her role: row -> message -> record.
-    files = {
-        "incidents.csv": INCIDENTS,
-        "runbook.md": RUNBOOK,
-        "slack/users.json": json.dumps(ONCALL_USERS),
-        "slack/channels.json": json.dumps([{"id": "C9", "name": "incidents"}]),
-        "slack/incidents/2026-02-03.json": json.dumps(DECLARED),
-    }
+    files = {"incidents.csv": INCIDENTS, "runbook.md": RUNBOOK, **slack_day("incidents", "2026-02-03", ONCALL_USERS, DECLARED)}
     folder_import(workspace, tmp_path / "eng", files)
 
     result = retrieve(workspace, "Who declared the SEV2 for the delayed SMS, and what is their role?", limit=10)
@@ -446,9 +449,7 @@ def test_a_rare_word_of_the_prompt_that_names_nothing_makes_no_record_the_one_it
         "actions.csv": INSTALL_ACTIONS,
         "stock.csv": PANEL_STOCK,
         "staff-directory.json": json.dumps(INSTALL_STAFF),
-        "slack/users.json": json.dumps(GO_LIVE_USERS),
-        "slack/channels.json": json.dumps([{"id": "C7", "name": "erp"}]),
-        "slack/erp/2026-02-25.json": json.dumps(GO_LIVE_DAY),
+        **slack_day("erp", "2026-02-25", GO_LIVE_USERS, GO_LIVE_DAY),
     }
     folder_import(workspace, tmp_path / "erp", files)
 
@@ -494,3 +495,84 @@ def test_a_label_written_only_inside_hyphenated_words_is_not_named() -> None:
     assert not _in_compounds_only("SAV", "Darnell Hayes runs SAV.")
     assert not _in_compounds_only("SAV", "The Savannah site")  # not written at all: no judgement
     assert not _in_compounds_only("RT-31", "asset_id: RT-31")
+
+
+US_CARRIERS = """carrier,home_base,on_time_pct_ytd,claims_ratio
+Ohio Valley Freightways,"Columbus, OH",95.1%,0.5%
+Tri-County Cartage,"Grove City, OH",98.7%,0.1%
+Red Rock Carriers,"Las Vegas, NV",84.7%,1.9%
+"""
+STAFF_START = [
+    {"name": "Dana Whitfield", "title": "Chief Executive Officer", "start_date": "2014-03-03"},
+    {"name": "Angela Brooks", "title": "General Manager, Columbus DC", "start_date": "2015-06-01"},
+    {"name": "Rachel Kim", "title": "Account Manager", "start_date": "2019-09-16"},
+]
+ORG_CHART = """# Organisation
+
+- Dana Whitfield — Chief Executive Officer (CEO). Founded the company in 2014.
+- Angela Brooks — General Manager, Columbus DC.
+"""
+TIERED_CLIENTS = """client_id,name,annual_spend_eur,payment_terms_tier
+C-1,Knocktopher Stud,148200,A
+C-2,South East Garda Dog Unit,38400,A
+C-3,Waterford Harbour Search Dogs,6800,C
+C-4,Inistioge Hunt Kennels,27800,B
+"""
+
+
+@pytest.mark.parametrize(
+    ("files", "prompt", "cell"),
+    [
+        # "best" of a column it names is its largest value.
+        ({"carriers.csv": US_CARRIERS}, "Which carrier has the best on-time percentage this year?", "carrier: Tri-County Cartage"),
+        # Two date columns named; the one beside "first" (renewal_date), not the contract's start.
+        ({"clients.csv": US_CLIENTS}, "Which client's contract with us comes up for renewal first?", "client: Kindred Baby Co."),
+        # The CEO set aside: the earliest start after hers (the org chart writes CEO out).
+        (
+            {"staff-directory.json": json.dumps(STAFF_START), "org-chart.md": ORG_CHART},
+            "Leaving aside the CEO, who has been with us the longest, going by start date?",
+            "Name: Angela Brooks",
+        ),
+        # "tier A": a one-letter cell, narrowed by the column word the prompt writes before it.
+        ({"clients.csv": TIERED_CLIENTS}, "Of the tier A clients, which one spends the least per year?", "name: South East Garda Dog Unit"),
+    ],
+)
+def test_a_superlative_reads_best_the_column_beside_it_what_is_set_aside_and_a_letter_cell(
+    workspace: Workspace, tmp_path: Path, files: dict[str, str], prompt: str, cell: str
+) -> None:
+    folder_import(workspace, tmp_path / "tables", files)
+
+    result = retrieve(workspace, prompt, limit=5)
+
+    assert f"{cell};" in result.facts[0].statement
+    assert result.facts[0].linked == "row"
+
+
+BROKERAGE_USERS = [
+    {"id": "U1", "name": "greg", "profile": {"real_name": "Greg Lindqvist", "title": "Director of Brokerage"}},
+    {"id": "U2", "name": "sam", "profile": {"real_name": "Sam Petrakis", "title": "Senior Freight Broker"}},
+    {"id": "U3", "name": "aaliyah", "profile": {"real_name": "Aaliyah Grant", "title": "Carrier Manager"}},
+]
+DESK_NOTES = """# Brokerage desk weekly notes, 13 April 2026
+
+- Greg Lindqvist is out from 27 April at the TIA conference.
+- Sam approves probation tenders while he's out.
+- Red Rock stays on do-not-tender.
+"""
+DESK_DAY = [
+    {"type": "message", "user": "U3", "text": "Scorecards for March are in the shared drive.", "ts": "1772000000.000100"},
+    {"type": "message", "user": "U2", "text": "Quoting the Indianapolis lanes today.", "ts": "1772000100.000100"},
+]
+
+
+def test_a_first_name_said_alone_is_a_bridge_to_the_one_person_known_by_it(workspace: Workspace, tmp_path: Path) -> None:
+    # "Sam" is written alone; the memory knows one person by that first name, Sam Petrakis,
+    # from the chat's member directory, whose record holds the title asked for.
+    files = {"notes/desk-2026-04-13.md": DESK_NOTES, **slack_day("brokerage", "2026-04-13", BROKERAGE_USERS, DESK_DAY)}
+    folder_import(workspace, tmp_path / "desk", files)
+
+    result = retrieve(workspace, "Who approves probation tenders while Greg is away, and what is that person's job title?", limit=10)
+
+    assert any(f.statement.startswith("Sam approves probation tenders") for f in result.facts)
+    title = next(f for f in result.facts if "Senior Freight Broker" in f.statement)
+    assert title.linked == "hop"
