@@ -370,6 +370,9 @@ class LoadedIndex:
     # A first name said alone -> the one person it stands for, or None (search._full_name),
     # filled as prompts ask: the index does not change under it.
     first_names: dict[str, str | None] = field(default_factory=dict)
+    # A chat message's capitalised phrase -> whether a record holds it as a whole cell
+    # (search._record_keys), filled likewise.
+    record_keys: dict[str, bool] = field(default_factory=dict)
 
     def idf(self, term: str, field: str = "terms") -> float:
         df = self.searcher.doc_freq(field, term)

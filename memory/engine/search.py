@@ -106,8 +106,9 @@ TITLE_PHRASES = 3  # capitalised phrases of a sentence tried as bridges
 _TITLE_PHRASE = re.compile(r"[A-Z][\w'-]*(?:\s+(?:&|and|of|for)?\s*[A-Z][\w'-]*)+")
 _PHRASE_OPENERS = {"the", "a", "an", "our", "this", "that", "if", "when", "all", "every"}
 _FIRST_NAME = re.compile(r"\b[A-Z][a-z]+\b(?! [A-Z])")  # a capitalised word no capitalised word follows
-FIRST_NAME_HITS = 20  # facts read to learn whom a first name stands for
+FIRST_NAME_HITS = 20  # facts read to learn whom a first name stands for, or whether a record holds a phrase
 FIRST_NAMES = 2  # first names of a sentence tried as bridges
+RECORD_KEYS = 2  # a chat message's phrases tried as bridges for being a record's cell
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
 
 
@@ -855,6 +856,8 @@ def _bridges(
     for person in _full_names(index, statement, prompt_lower, labels):
         labels.append(person)
         people.add(person)
+    for value in _record_keys(index, statement, prompt_lower, labels):
+        labels.append(value)
     speaker = SPEAKER.match(statement)
     if speaker and not records.cells(statement) and speaker.group(1).lower() not in prompt_lower:
         people.add(speaker.group(1))  # a bridge only to the person's own record
@@ -878,6 +881,42 @@ def _full_names(index: LoadedIndex, statement: str, prompt_lower: str, labels: l
         if (person := index.first_names[word]) is not None:
             found.append(person)
     return found[:FIRST_NAMES]
+
+
+def _record_keys(index: LoadedIndex, statement: str, prompt_lower: str, labels: list[str]) -> list[str]:
+    """A chat message's capitalised phrases that are a whole cell of some record ("Leah
+    Morgan, the practice manager at Redcliffe Physio Group" and `customer: Redcliffe Physio
+    Group`): what a table keys its rows by, where other capitals are not bridges."""
+    speaker = SPEAKER.match(statement)
+    if not speaker or records.cells(statement):
+        return []
+    found: list[str] = []
+    for match in _TITLE_PHRASE.finditer(statement[speaker.end():]):
+        phrase = match.group(0)
+        if len(phrase.split()) < 2 or phrase.lower() in prompt_lower or phrase in labels or phrase in found:
+            continue
+        if phrase not in index.record_keys:
+            index.record_keys[phrase] = _is_cell(index, phrase)
+        if index.record_keys[phrase]:
+            found.append(phrase)
+    return found[:RECORD_KEYS]
+
+
+def _is_cell(index: LoadedIndex, phrase: str) -> bool:
+    """Whether a record holds the phrase as a whole cell."""
+    return any(phrase in records.cells(statement).values() for statement in _holding(index, phrase))
+
+
+def _holding(index: LoadedIndex, phrase: str) -> list[str]:
+    """The statements of the best-ranked facts holding every word of the phrase."""
+    own = terms(phrase)
+    if not own:
+        return []
+    query = tantivy.Query.boolean_query(
+        [(tantivy.Occur.Must, tantivy.Query.term_query(index.index.schema, "terms", t)) for t in own]
+    )
+    hits = index.searcher.search(query, FIRST_NAME_HITS).hits
+    return [first(index.searcher.doc(address).to_dict(), "statement", "") for _, address in hits]
 
 
 def _full_name(index: LoadedIndex, word: str) -> str | None:
@@ -907,15 +946,10 @@ def _entity_named(index: LoadedIndex, value: str) -> bool:
 def _on_record(index: LoadedIndex, person: str) -> bool:
     """Whether the memory holds the person as someone: a record's value (a directory row, an
     owner) or the author of a message; not a product's name read as a person's."""
-    query = tantivy.Query.boolean_query(
-        [(tantivy.Occur.Must, tantivy.Query.term_query(index.index.schema, "terms", t)) for t in terms(person)]
+    return any(
+        person in records.cells(statement).values() or ((speaker := SPEAKER.match(statement)) and speaker.group(1) == person)
+        for statement in _holding(index, person)
     )
-    for _, address in index.searcher.search(query, FIRST_NAME_HITS).hits:
-        statement = first(index.searcher.doc(address).to_dict(), "statement", "")
-        speaker = SPEAKER.match(statement)
-        if person in records.cells(statement).values() or (speaker and speaker.group(1) == person):
-            return True
-    return False
 
 
 def _title_phrases(statement: str, prompt_lower: str) -> list[str]:

@@ -17,6 +17,18 @@ from memory.models import Source, Workspace
 from memory.pipelines.sync import source_sync
 from tests.conftest import folder_import, run_create
 
+
+def member(uid: str, real_name: str, title: str, handle: str = "") -> dict[str, Any]:
+    """A Slack export's user (their handle their first name, unless given)."""
+    handle = handle or real_name.split()[0].lower()
+    return {"id": uid, "name": handle, "profile": {"real_name": real_name, "title": title}}
+
+
+def said(uid: str, text: str, ts: str) -> dict[str, Any]:
+    """A Slack export's message."""
+    return {"type": "message", "user": uid, "text": text, "ts": ts}
+
+
 CUSTOMERS = """customer_id,customer_name,hq_city,signup_date,annual_value_gbp,tier,account_owner
 C-1,Bluefin Dairies Ltd,Carlisle,2015-03-02,880000,Silver,Priya Natarajan
 C-2,Orchard Lane Bakeries,Truro,2009-11-09,310000,Bronze,Tomas Reyes
@@ -64,12 +76,12 @@ SITES = """# Our sites
 The Whitby site is based on the harbour road, next to the fish market.
 """
 FORUM_DAY = [
-    {"type": "message", "user": "U1", "text": "The customer forum moves to Manchester this year, same date.", "ts": "1767600000.000100"},
-    {"type": "message", "user": "U3", "text": "Kittiwake Seafoods asked for a second delivery slot on Fridays.", "ts": "1767600100.000100"},
+    said("U1", "The customer forum moves to Manchester this year, same date.", "1767600000.000100"),
+    said("U3", "Kittiwake Seafoods asked for a second delivery slot on Fridays.", "1767600100.000100"),
 ]
 USERS = [
-    {"id": "U1", "name": "callum", "profile": {"real_name": "Callum Rennie", "title": "Commercial Director"}},
-    {"id": "U2", "name": "yusuf", "profile": {"real_name": "Yusuf Demir", "title": "Health & Safety Manager, Quality & Compliance"}},
+    member("U1", "Callum Rennie", "Commercial Director"),
+    member("U2", "Yusuf Demir", "Health & Safety Manager, Quality & Compliance"),
     {"id": "U3", "name": "priya", "profile": {"real_name": "Priya Natarajan"}},
 ]
 
@@ -311,12 +323,12 @@ SEV1 and SEV2 pages must be acknowledged within 15 minutes.
 Every SEV1 and SEV2 gets a blameless post-mortem within 5 working days.
 """
 ONCALL_USERS = [
-    {"id": "U5", "name": "maja", "profile": {"real_name": "Maja Lind", "title": "Site Reliability Engineer"}},
-    {"id": "U6", "name": "owen", "profile": {"real_name": "Owen Price", "title": "Backend Engineer"}},
+    member("U5", "Maja Lind", "Site Reliability Engineer"),
+    member("U6", "Owen Price", "Backend Engineer"),
 ]
 DECLARED = [
-    {"type": "message", "user": "U5", "text": "Twilio is rejecting our sender ID for UK numbers. Declaring SEV2, I am IC.", "ts": "1770125160.000200"},
-    {"type": "message", "user": "U6", "text": "Thanks Maja, I will watch the export queue meanwhile.", "ts": "1770125260.000200"},
+    said("U5", "Twilio is rejecting our sender ID for UK numbers. Declaring SEV2, I am IC.", "1770125160.000200"),
+    said("U6", "Thanks Maja, I will watch the export queue meanwhile.", "1770125260.000200"),
 ]
 
 
@@ -422,12 +434,12 @@ def test_a_superlative_reads_the_row_whose_cell_lists_several_values(workspace: 
 
 
 GO_LIVE_USERS = [
-    {"id": "U7", "name": "fiona", "profile": {"real_name": "Fiona Gallagher", "title": "Chief Executive Officer"}},
-    {"id": "U8", "name": "meilin", "profile": {"real_name": "Mei Lin Chua", "title": "Systems & ERP Lead"}},
+    member("U7", "Fiona Gallagher", "Chief Executive Officer"),
+    member("U8", "Mei Lin Chua", "Systems & ERP Lead", "meilin"),
 ]
 GO_LIVE_DAY = [
-    {"type": "message", "user": "U8", "text": "Go-live moves again. Ostara now goes live Monday 13 April 2026.", "ts": "1772000000.000100"},
-    {"type": "message", "user": "U7", "text": "Ostara went live across all branches on Monday 13 April 2026.", "ts": "1776100000.000100"},
+    said("U8", "Go-live moves again. Ostara now goes live Monday 13 April 2026.", "1772000000.000100"),
+    said("U7", "Ostara went live across all branches on Monday 13 April 2026.", "1776100000.000100"),
 ]
 INSTALL_ACTIONS = """#,action,owner,due
 1,Add a thermal camera check to the post-install call,Aroha Ngata,02/02/2026
@@ -549,9 +561,9 @@ def test_a_superlative_reads_best_the_column_beside_it_what_is_set_aside_and_a_l
 
 
 BROKERAGE_USERS = [
-    {"id": "U1", "name": "greg", "profile": {"real_name": "Greg Lindqvist", "title": "Director of Brokerage"}},
-    {"id": "U2", "name": "sam", "profile": {"real_name": "Sam Petrakis", "title": "Senior Freight Broker"}},
-    {"id": "U3", "name": "aaliyah", "profile": {"real_name": "Aaliyah Grant", "title": "Carrier Manager"}},
+    member("U1", "Greg Lindqvist", "Director of Brokerage"),
+    member("U2", "Sam Petrakis", "Senior Freight Broker"),
+    member("U3", "Aaliyah Grant", "Carrier Manager"),
 ]
 DESK_NOTES = """# Brokerage desk weekly notes, 13 April 2026
 
@@ -560,19 +572,50 @@ DESK_NOTES = """# Brokerage desk weekly notes, 13 April 2026
 - Red Rock stays on do-not-tender.
 """
 DESK_DAY = [
-    {"type": "message", "user": "U3", "text": "Scorecards for March are in the shared drive.", "ts": "1772000000.000100"},
-    {"type": "message", "user": "U2", "text": "Quoting the Indianapolis lanes today.", "ts": "1772000100.000100"},
+    said("U3", "Scorecards for March are in the shared drive.", "1772000000.000100"),
+    said("U2", "Quoting the Indianapolis lanes today.", "1772000100.000100"),
 ]
 
 
-def test_a_first_name_said_alone_is_a_bridge_to_the_one_person_known_by_it(workspace: Workspace, tmp_path: Path) -> None:
-    # "Sam" is written alone; the memory knows one person by that first name, Sam Petrakis,
-    # from the chat's member directory, whose record holds the title asked for.
-    files = {"notes/desk-2026-04-13.md": DESK_NOTES, **slack_day("brokerage", "2026-04-13", BROKERAGE_USERS, DESK_DAY)}
-    folder_import(workspace, tmp_path / "desk", files)
+SOLAR_CUSTOMERS = """customer_id,customer,segment,branch,account_manager,site_contact
+CC-008,Redcliffe Physio Group,Allied health,Brisbane,Raj Patel,Leah Morgan
+CC-009,Gateway Freight Services,Logistics,Brisbane,Sophie Tran,Ivan Petrov
+""" + "".join(f"CC-{n},Harbour Client {n},Retail,Newcastle,Sophie Tran,Ivan Petrov\n" for n in range(100, 160))
+SERVICE_USERS = [
+    member("U1", "Zoë Hartmann", "Service Coordinator"),
+    member("U2", "Aroha Ngata", "Service & Warranty Manager"),
+]
+ESCALATION = [
+    said("U1", "Escalating under the complaints policy: the practice manager at Redcliffe Physio Group mentioned the Office of Fair Trading.", "1773000000.000100"),
+    said("U2", "Thanks, I will call her back today.", "1773000100.000100"),
+]
 
-    result = retrieve(workspace, "Who approves probation tenders while Greg is away, and what is that person's job title?", limit=10)
 
-    assert any(f.statement.startswith("Sam approves probation tenders") for f in result.facts)
-    title = next(f for f in result.facts if "Senior Freight Broker" in f.statement)
-    assert title.linked == "hop"
+@pytest.mark.parametrize(
+    ("files", "prompt", "reached"),
+    [
+        # "Sam" is written alone; the memory knows one person by that first name, Sam
+        # Petrakis, from the chat's member directory, whose record holds the title asked for.
+        (
+            {"notes/desk-2026-04-13.md": DESK_NOTES, **slack_day("brokerage", "2026-04-13", BROKERAGE_USERS, DESK_DAY)},
+            "Who approves probation tenders while Greg is away, and what is that person's job title?",
+            "Senior Freight Broker",
+        ),
+        # A chat message names "Redcliffe Physio Group", the whole `customer` cell of a row
+        # whose account manager is asked for, among sixty rows that match the prompt as well.
+        (
+            {"customers.csv": SOLAR_CUSTOMERS, **slack_day("service", "2026-03-09", SERVICE_USERS, ESCALATION)},
+            "Which account manager looks after the practice that raised the Office of Fair Trading?",
+            "customer: Redcliffe Physio Group;",
+        ),
+    ],
+)
+def test_a_first_name_or_a_record_s_key_a_sentence_writes_leads_the_hop_to_the_record(
+    workspace: Workspace, tmp_path: Path, files: dict[str, str], prompt: str, reached: str
+) -> None:
+    folder_import(workspace, tmp_path / "written", files)
+
+    result = retrieve(workspace, prompt, limit=10)
+
+    hop = next(f for f in result.facts if reached in f.statement)
+    assert hop.linked == "hop"
