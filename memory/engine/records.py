@@ -311,8 +311,7 @@ def _excluded(
     for match in _EXCLUDING.finditer(prompt):
         text = match.group(1) or match.group(2)
         named |= set(terms(text))
-        forms.append(set(terms(text)))
-        forms += [set(terms(acronyms[word.lower()])) for word in text.split() if word.lower() in acronyms]
+        forms += [set(terms(text)), *(set(terms(acronyms[w.lower()])) for w in text.split() if w.lower() in acronyms)]
     forms = [form for form in forms if form]
     if not forms:
         return named, rows

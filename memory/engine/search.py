@@ -853,14 +853,16 @@ def _bridges(
     for value in [*values, *_title_phrases(statement, prompt_lower)]:
         if value not in labels:
             labels.append(value)
+    if records.cells(statement):
+        return labels, named, people, doc
     for person in _full_names(index, statement, prompt_lower, labels):
         labels.append(person)
         people.add(person)
-    for value in _record_keys(index, statement, prompt_lower, labels):
-        labels.append(value)
     speaker = SPEAKER.match(statement)
-    if speaker and not records.cells(statement) and speaker.group(1).lower() not in prompt_lower:
-        people.add(speaker.group(1))  # a bridge only to the person's own record
+    if speaker:
+        labels += _record_keys(index, statement[speaker.end() :], prompt_lower, labels)
+        if speaker.group(1).lower() not in prompt_lower:
+            people.add(speaker.group(1))  # a bridge only to the person's own record
     return labels, named, people, doc
 
 
@@ -868,9 +870,7 @@ def _full_names(index: LoadedIndex, statement: str, prompt_lower: str, labels: l
     """The people a sentence names by their first name alone ("Sam approves probation tenders
     while he's out"), where the memory knows one person only by that first name ("Sam
     Petrakis") and nothing else by it (a company, "Kestrelmark", names its products too): not
-    a name in a label already, nor one the prompt says."""
-    if records.cells(statement):
-        return []
+    a name in a label already, nor one the prompt says. Not read in a record."""
     spelled = {word for label in labels for word in label.split()}
     found: list[str] = []
     for word in dict.fromkeys(_FIRST_NAME.findall(statement)):
@@ -883,15 +883,13 @@ def _full_names(index: LoadedIndex, statement: str, prompt_lower: str, labels: l
     return found[:FIRST_NAMES]
 
 
-def _record_keys(index: LoadedIndex, statement: str, prompt_lower: str, labels: list[str]) -> list[str]:
-    """A chat message's capitalised phrases that are a whole cell of some record ("Leah
-    Morgan, the practice manager at Redcliffe Physio Group" and `customer: Redcliffe Physio
-    Group`): what a table keys its rows by, where other capitals are not bridges."""
-    speaker = SPEAKER.match(statement)
-    if not speaker or records.cells(statement):
-        return []
+def _record_keys(index: LoadedIndex, message: str, prompt_lower: str, labels: list[str]) -> list[str]:
+    """A chat message's capitalised phrases (its text, without the author) that are a whole
+    cell of some record ("Leah Morgan, the practice manager at Redcliffe Physio Group" and
+    `customer: Redcliffe Physio Group`): what a table keys its rows by, where other capitals
+    are not bridges."""
     found: list[str] = []
-    for match in _TITLE_PHRASE.finditer(statement[speaker.end():]):
+    for match in _TITLE_PHRASE.finditer(message):
         phrase = match.group(0)
         if len(phrase.split()) < 2 or phrase.lower() in prompt_lower or phrase in labels or phrase in found:
             continue
