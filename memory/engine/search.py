@@ -682,7 +682,7 @@ def _hop_on(
     # it: with no such person there is nowhere to go.
     if attribute and not _bridges(index, hop_id, prompt_lower, {q.term for q in query if q.weight >= 1.0})[2]:
         return None
-    found = _hop_from(index, query, hop_id, prompt_lower, seen, hiding_in)
+    found = _hop_from(index, query, hop_id, prompt_lower, seen, hiding_in, before=chain[:1])
     if found is None:
         return None
     if attribute:
@@ -692,11 +692,18 @@ def _hop_on(
 
 
 def _hop_from(
-    index: LoadedIndex, query: list[QueryTerm], fact_id: int, prompt_lower: str, seen: set[str], hiding_in: Workspace | None
+    index: LoadedIndex,
+    query: list[QueryTerm],
+    fact_id: int,
+    prompt_lower: str,
+    seen: set[str],
+    hiding_in: Workspace | None,
+    before: list[tuple[set[str], set[str]]] | None = None,
 ) -> tuple[float, dict[str, Any]] | None:
     """The best fact one hop from the fact `fact_id`, through the entities and record values
     it names, that brings what it leaves unanswered; with the share of the prompt the two
-    hold together (the chain's relevance)."""
+    hold together (the chain's relevance). Between bridges, the one whose fact leaves the
+    chain (`before`'s terms, the fact and it) holding most of the prompt wins."""
     own = [q for q in query if q.weight >= 1.0]  # the prompt's own terms
     labels, named, people, parent = _bridges(index, fact_id, prompt_lower, {q.term for q in own})
     parent_terms = set(first(parent, "terms", "").split())
@@ -709,16 +716,21 @@ def _hop_from(
     if attribute:
         named = named | people
         labels = labels + sorted(people - set(labels))
-    best: tuple[float, dict[str, Any]] | None = None
+    best: tuple[float, float, dict[str, Any]] | None = None
     # A value in a column the prompt names is the bridge it asks to cross, the only one.
     for label in [label for label in labels if label in named] or labels:
         asked = attribute if attribute and label in people else remaining
         found = _hop_fact(index, label, asked, seen, hiding_in, label in named)
-        if found is not None and (best is None or found[0] > best[0]):
-            best = found
+        if found is None:
+            continue
+        # Each label's own hop coverage is a share of the words facts about it hold, another
+        # whole for each: bridges are compared by what the chain then holds of the prompt.
+        held = joint_coverage(query, [*(before or []), *_doc_terms([parent, found[1]])])
+        if best is None or (held, found[0]) > best[:2]:
+            best = (held, found[0], found[1])
     if best is None:
         return None
-    return joint_coverage(query, _doc_terms([parent, best[1]])), best[1]
+    return joint_coverage(query, _doc_terms([parent, best[2]])), best[2]
 
 
 def _doc_terms(docs: list[dict[str, Any]]) -> list[tuple[set[str], set[str]]]:

@@ -619,3 +619,40 @@ def test_a_first_name_or_a_record_s_key_a_sentence_writes_leads_the_hop_to_the_r
 
     hop = next(f for f in result.facts if reached in f.statement)
     assert hop.linked == "hop"
+
+
+HARNESS_POSTMORTEM = """# Post-mortem: harness arrest at the Charlestown job
+
+## Actions
+
+| # | Action | Owner | Due |
+|---|---|---|---|
+| 1 | Replace 12 lanyards at Newcastle from Dunmore Safety Supplies | Matt Kearney | 21/11/2025 |
+| 2 | Brief every crew on the new inspection interval | Tamsin Reeve | 01/12/2025 |
+"""
+SAFETY_SUPPLIERS = """supplier_id,supplier,category,supplier_contact,contact_phone
+SUP-07,Greenline Electrical,Balance of system,Shauna Pike,02 4229 7000
+SUP-08,Dunmore Safety Supplies,PPE and height safety,Kerri Oakes,02 4940 8181
+SUP-09,FleetFuel Australia,Fuel cards,Business accounts team,13 38 35
+"""
+INSTALL_JOBS = """job_no,install_date,customer,suburb,branch,lead_installer,status
+J-26-0011,06/01/2026,Whitby,Charlestown,Newcastle,Matt Kearney,Complete
+J-26-0012,07/01/2026,Okafor,Merewether,Newcastle,Ben Okafor,Complete
+"""
+
+
+def test_of_two_bridges_the_hop_crosses_the_one_leaving_the_chain_holding_more_of_the_prompt(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # The action names the supplier and its owner. The owner's job row holds only the place
+    # ("Charlestown"), all its own hop query asks; the supplier's row holds the contact and
+    # the supplier asked for: more of the prompt once beside the action.
+    files = {"postmortem.md": HARNESS_POSTMORTEM, "suppliers.csv": SAFETY_SUPPLIERS, "jobs.csv": INSTALL_JOBS}
+    folder_import(workspace, tmp_path / "safety", files)
+
+    result = retrieve(
+        workspace, "Who's our contact at the supplier we bought the replacement lanyards from after the Charlestown fall?", limit=10
+    )
+
+    supplier = next(f for f in result.facts if "supplier: Dunmore Safety Supplies;" in f.statement)
+    assert supplier.linked == "hop"
