@@ -65,7 +65,7 @@ from memory.engine.rank import (
     rank_final,
 )
 from memory.engine.synonyms import SYNONYM_WEIGHT, synonyms
-from memory.engine.text import terms
+from memory.engine.text import CAPITALS, SMALLS, terms
 from memory.engine.triage import triage as triage_prompt
 from memory.engine.types import (
     ANSWER,
@@ -105,7 +105,7 @@ HOP_LABEL_TYPES = ("person", "team", "organization", "project")
 TITLE_PHRASES = 3  # capitalised phrases of a sentence tried as bridges
 _TITLE_PHRASE = re.compile(r"[A-Z][\w'-]*(?:\s+(?:&|and|of|for)?\s*[A-Z][\w'-]*)+")
 _PHRASE_OPENERS = {"the", "a", "an", "our", "this", "that", "if", "when", "all", "every"}
-_FIRST_NAME = re.compile(r"\b[A-Z][a-z]+\b(?! [A-Z])")  # a capitalised word no capitalised word follows
+_FIRST_NAME = re.compile(rf"\b[{CAPITALS}][{SMALLS}]+\b(?! [{CAPITALS}])")  # a capitalised word no capitalised word follows
 FIRST_NAME_HITS = 20  # facts read to learn whom a first name stands for, or whether a record holds a phrase
 FIRST_NAMES = 2  # first names of a sentence tried as bridges
 RECORD_KEYS = 2  # a chat message's phrases tried as bridges for being a record's cell

@@ -12,6 +12,11 @@ from typing import Any
 
 import snowballstemmer
 
+_LATIN = [*range(0xC0, 0x250), *range(0x1E00, 0x1F00)]  # Latin-1 and Latin Extended A, B, Additional
+# Capital and small letters of the Latin alphabets, accented ones included, for a character
+# class: a name is written "Seán", "Zielińska" or "Nguyễn" as often as "Sean".
+CAPITALS = "A-Z" + "".join(chr(c) for c in _LATIN if chr(c).isupper())
+SMALLS = "a-z" + "".join(chr(c) for c in _LATIN if chr(c).islower())
 _WORD = re.compile(r"[0-9a-z]+(?:[.,][0-9]+)*", re.IGNORECASE)
 # A Snowball stemmer object keeps state while it stems: one per thread (threaded gunicorn
 # workers stem concurrently; a shared one raced and raised IndexError).

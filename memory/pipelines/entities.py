@@ -13,7 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-NAME = r"[A-Z][a-z]+(?:[-'][A-Z][a-z]+)*"
+from memory.engine.text import CAPITALS, SMALLS
+
+NAME = rf"[{CAPITALS}][{SMALLS}]+(?:[-'][{CAPITALS}][{SMALLS}]+)*"
 PERSON = rf"({NAME}(?:\s+(?:van|de|der|da|di|del|le|la)\s+)?(?:\s+{NAME}){{1,2}})"
 _ROLE_SUBJECT = re.compile(
     rf"^{PERSON}\s+(?:is|was|has been|became|remains|will be)\s+(?:now\s+)?(?:the|our|a|an)\s+([^,.;]+?)(?:\s+and\s+|[,.;]|$)"

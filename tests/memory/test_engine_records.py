@@ -577,6 +577,23 @@ DESK_DAY = [
 ]
 
 
+CLINICAL_USERS = [
+    member("U1", "Declan Furlong", "Chief Executive"),
+    member("U2", "Siobhán Kehoe", "Clinical Director"),
+    member("U3", "Fiona Walsh", "Finance Lead"),
+]
+CLINICAL_NOTES = """# Clinical governance notes, 2 May 2025
+
+- Declan Furlong is away from 12 May.
+- Siobhán signs off the fasting protocol while he is away.
+- The colic protocol review moves to June.
+"""
+CLINICAL_DAY = [
+    said("U3", "Month-end figures are in the finance folder.", "1746180000.000100"),
+    said("U2", "Fasting protocol v2 draft is in the clinical folder.", "1746180100.000100"),
+]
+
+
 SOLAR_CUSTOMERS = """customer_id,customer,segment,branch,account_manager,site_contact
 CC-008,Redcliffe Physio Group,Allied health,Brisbane,Raj Patel,Leah Morgan
 CC-009,Gateway Freight Services,Logistics,Brisbane,Sophie Tran,Ivan Petrov
@@ -600,6 +617,15 @@ ESCALATION = [
             {"notes/desk-2026-04-13.md": DESK_NOTES, **slack_day("brokerage", "2026-04-13", BROKERAGE_USERS, DESK_DAY)},
             "Who approves probation tenders while Greg is away, and what is that person's job title?",
             "Senior Freight Broker",
+        ),
+        # The same, for a first name written with its accent ("Siobhán").
+        (
+            {
+                "notes/clinical-2025-05-02.md": CLINICAL_NOTES,
+                **slack_day("clinical", "2025-05-02", CLINICAL_USERS, CLINICAL_DAY),
+            },
+            "Who signs off the fasting protocol while Declan is away, and what is that person's job title?",
+            "Clinical Director",
         ),
         # A chat message names "Redcliffe Physio Group", the whole `customer` cell of a row
         # whose account manager is asked for, among sixty rows that match the prompt as well.
