@@ -373,6 +373,9 @@ class LoadedIndex:
     # A chat message's capitalised phrase -> whether a record holds it as a whole cell
     # (search._record_keys), filled likewise.
     record_keys: dict[str, bool] = field(default_factory=dict)
+    # A capitalised phrase -> whether some fact links a person by that name (search._known_person),
+    # filled likewise.
+    people: dict[str, bool] = field(default_factory=dict)
 
     def idf(self, term: str, field: str = "terms") -> float:
         df = self.searcher.doc_freq(field, term)

@@ -865,6 +865,8 @@ def _bridges(
     for value in [*values, *_title_phrases(statement, prompt_lower)]:
         if value not in labels:
             labels.append(value)
+            if _known_person(index, value):
+                people.add(value)
     if records.cells(statement):
         return labels, named, people, doc
     for person in _full_names(index, statement, prompt_lower, labels):
@@ -946,6 +948,15 @@ def _full_name(index: LoadedIndex, word: str) -> str | None:
     }
     people = [label for label, etype in named if etype == "person"]
     return people[0] if len(people) == len(named) == 1 and _on_record(index, people[0]) else None
+
+
+def _known_person(index: LoadedIndex, label: str) -> bool:
+    """Whether the memory links a person by this name somewhere: a statement read before the
+    name was known ("owner Katarzyna Zielińska", before her first chat message) does not link
+    her, but names her all the same."""
+    if label not in index.people:
+        index.people[label] = _entity_named(index, f"{label}|person")
+    return index.people[label]
 
 
 def _entity_named(index: LoadedIndex, value: str) -> bool:

@@ -682,3 +682,51 @@ def test_of_two_bridges_the_hop_crosses_the_one_leaving_the_chain_holding_more_o
 
     supplier = next(f for f in result.facts if "supplier: Dunmore Safety Supplies;" in f.statement)
     assert supplier.linked == "hop"
+
+
+SMS_POSTMORTEM = """# Post-mortem: UK SMS delays, 3 February 2026
+
+## Actions
+
+1. Add a second SMS provider (Vonage) as an automatic fallback, owner Katarzyna Zielinska, target release 8.2.
+2. Alert when the SMS failure rate exceeds 2% over 10 minutes, owner Magda Wojcik.
+"""
+QUEUE_RUNBOOK = """# Runbook: optimiser queue backlog
+
+If the backlog is still growing after 30 minutes, page the Scheduling Core team (Katarzyna Zielinska's team).
+"""
+ENGINEERING_CHART = """# Engineering
+
+- Katarzyna Zielinska, Engineering Manager, Scheduling Core, reports to Daniel Okafor (Krakow)
+- Magda Wojcik, Site Reliability Engineer, reports to Daniel Okafor (Krakow)
+"""
+SCHEDULING_USERS = [member("U1", "Katarzyna Zielinska", "Engineering Manager"), member("U2", "Magda Wojcik", "SRE")]
+SCHEDULING_DAY = [
+    said("U1", "Auto-assignment is done, we will use the extra time for performance work.", "1770200000.000100"),
+    said("U2", "Fallback alert is live.", "1770200100.000100"),
+]
+
+
+def test_a_name_the_memory_knows_as_a_person_elsewhere_bridges_to_the_attribute_asked(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # The post-mortem is read before the chat that makes her a person (her messages), so its
+    # action does not link her; her name is a person's all the same, and the attribute asked
+    # (her manager) comes from her own line of the org chart, not from a runbook naming her
+    # that holds another word of the prompt ("after").
+    files = {
+        "postmortems/2026-02-03-sms.md": SMS_POSTMORTEM,
+        "runbooks/queue-backlog.md": QUEUE_RUNBOOK,
+        "team/org-chart.md": ENGINEERING_CHART,
+        **slack_day("scheduling", "2026-02-10", SCHEDULING_USERS, SCHEDULING_DAY),
+    }
+    folder_import(workspace, tmp_path / "eng", files)
+
+    result = retrieve(
+        workspace,
+        "After the February SMS delays, who was given the job of adding a backup SMS provider, and who is that person's manager?",
+        limit=10,
+    )
+
+    chart = next(f for f in result.facts if "reports to Daniel Okafor" in f.statement and "Katarzyna" in f.statement)
+    assert chart.linked == "hop"
