@@ -106,6 +106,7 @@ TITLE_PHRASES = 3  # capitalised phrases of a sentence tried as bridges
 _TITLE_PHRASE = re.compile(r"[A-Z][\w'-]*(?:\s+(?:&|and|of|for)?\s*[A-Z][\w'-]*)+")
 _PHRASE_OPENERS = {"the", "a", "an", "our", "this", "that", "if", "when", "all", "every"}
 _FIRST_NAME = re.compile(rf"\b[{CAPITALS}][{SMALLS}]+\b(?! [{CAPITALS}])")  # a capitalised word no capitalised word follows
+_HONORIFIC = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+$")  # "Dr. Phelan": a surname, not a name said alone
 FIRST_NAME_HITS = 20  # facts read to learn whom a first name stands for, or whether a record holds a phrase
 FIRST_NAMES = 2  # first names of a sentence tried as bridges
 RECORD_KEYS = 2  # a chat message's phrases tried as bridges for being a record's cell
@@ -881,13 +882,15 @@ def _bridges(
 
 
 def _full_names(index: LoadedIndex, statement: str, prompt_lower: str, labels: list[str]) -> list[str]:
-    """The people a sentence names by their first name alone ("Sam approves probation tenders
-    while he's out"), where the memory knows one person only by that first name ("Sam
-    Petrakis") and nothing else by it (a company, "Kestrelmark", names its products too): not
-    a name in a label already, nor one the prompt says. Not read in a record."""
+    """The people a sentence names by one of their names alone ("Sam approves probation
+    tenders while he's out", "checked with Lan"), where the memory knows one person only by
+    that name ("Sam Petrakis", "Nguyễn Thị Lan") and nothing else by it (a company,
+    "Kestrelmark", names its products too): not a name in a label already, nor one the prompt
+    says, nor a surname after a title ("Dr. Phelan"). Not read in a record."""
     spelled = {word for label in labels for word in label.split()}
+    said = [m.group(0) for m in _FIRST_NAME.finditer(statement) if not _HONORIFIC.search(statement, 0, m.start())]
     found: list[str] = []
-    for word in dict.fromkeys(_FIRST_NAME.findall(statement)):
+    for word in dict.fromkeys(said):
         if word in spelled or word.lower() in prompt_lower.split():
             continue
         if word not in index.first_names:
@@ -932,22 +935,31 @@ def _holding(index: LoadedIndex, phrase: str) -> list[str]:
 
 
 def _full_name(index: LoadedIndex, word: str) -> str | None:
-    """The one name starting with the word that the memory links, when it is a person's who
-    is on record (`_on_record`); None when the word also starts another name, or is one
-    itself ("Kestrelmark|organization", "Kestrelmark Relay|product")."""
-    query = tantivy.Query.regex_query(index.index.schema, "entities", rf"{re.escape(word)} [^|]+\|[a-z]+")
-    hits = index.searcher.search(query, FIRST_NAME_HITS).hits
+    """The one name of several words holding the word that the memory links ("Sam" -> Sam
+    Petrakis, "Lan" -> Nguyễn Thị Lan: a given name is not always written first), when it is a
+    person's who is on record (`_on_record`); None when the word is also in another name, or
+    is one itself ("Kestrelmark|organization", "Kestrelmark Relay|product")."""
+    holding = tantivy.Query.regex_query(
+        index.index.schema, "entities", rf"(?:[^|]+ )?{re.escape(word)}(?: [^|]+)?\|[a-z]+"
+    )
+    hits = index.searcher.search(holding, 1).hits
     if not hits or any(_entity_named(index, f"{word}|{etype}") for etype in _NOT_PEOPLE):
         return None
-    named = {
+    label, etype = next(
         (label, etype)
-        for _, address in hits
-        for value in index.searcher.doc(address).to_dict().get("entities") or []
-        if value.startswith(f"{word} ")
+        for value in index.searcher.doc(hits[0][1]).to_dict().get("entities") or []
         for label, _, etype in [value.rpartition("|")]
-    }
-    people = [label for label, etype in named if etype == "person"]
-    return people[0] if len(people) == len(named) == 1 and _on_record(index, people[0]) else None
+        if word in label.split() and label != word
+    )
+    others = tantivy.Query.boolean_query(
+        [
+            (tantivy.Occur.Must, holding),
+            (tantivy.Occur.MustNot, tantivy.Query.term_query(index.index.schema, "entities", f"{label}|{etype}")),
+        ]
+    )
+    if etype != "person" or index.searcher.search(others, 1).hits:
+        return None
+    return label if _on_record(index, label) else None
 
 
 def _known_person(index: LoadedIndex, label: str) -> bool:

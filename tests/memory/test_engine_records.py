@@ -594,6 +594,23 @@ CLINICAL_DAY = [
 ]
 
 
+RENO_USERS = [
+    member("U1", "Nguyễn Thị Lan", "General Manager, Reno DC", handle="lan"),
+    member("U2", "Rachel Kim", "Senior Account Manager"),
+    member("U3", "Tom Brezinski", "VP Operations"),
+]
+RENEWAL_NOTES = """# Pacific Crest renewal, 12 March 2026
+
+- Term renewed through June 2029, storage up 4.5%.
+- The peak reservation of 9,000 orders a day was checked with Lan.
+- Payment terms stay at Net 45.
+"""
+RENO_DAY = [
+    said("U1", "Printers back at 1:35 PM, waves released.", "1773300000.000100"),
+    said("U3", "Thanks all, good recovery.", "1773300100.000100"),
+]
+
+
 SOLAR_CUSTOMERS = """customer_id,customer,segment,branch,account_manager,site_contact
 CC-008,Redcliffe Physio Group,Allied health,Brisbane,Raj Patel,Leah Morgan
 CC-009,Gateway Freight Services,Logistics,Brisbane,Sophie Tran,Ivan Petrov
@@ -626,6 +643,13 @@ ESCALATION = [
             },
             "Who signs off the fasting protocol while Declan is away, and what is that person's job title?",
             "Clinical Director",
+        ),
+        # A given name written last ("Nguyễn Thị Lan") and said alone: the one person on
+        # record whose name holds it.
+        (
+            {"notes/renewal-2026-03-12.md": RENEWAL_NOTES, **slack_day("reno", "2026-03-12", RENO_USERS, RENO_DAY)},
+            "Who was the peak reservation checked with, and what is that person's job title?",
+            "General Manager, Reno DC",
         ),
         # A chat message names "Redcliffe Physio Group", the whole `customer` cell of a row
         # whose account manager is asked for, among sixty rows that match the prompt as well.
@@ -730,3 +754,32 @@ def test_a_name_the_memory_knows_as_a_person_elsewhere_bridges_to_the_attribute_
 
     chart = next(f for f in result.facts if "reports to Daniel Okafor" in f.statement and "Katarzyna" in f.statement)
     assert chart.linked == "hop"
+
+
+ECC_DIRECTORY = """name,title,team,site,mobile
+Dylan Power,ECC Nurse,Nursing,Waterford,086 552 7702
+Dr. Conor Phelan,Hospital Director,Emergency & Critical Care,Waterford,087 993 5510
+Niamh Doyle,Group Nursing Lead,Nursing,Kilkenny,086 552 7700
+"""
+HANDOVER = """ECC WATERFORD - NIGHT HANDOVER NOTE, Fri 2 May 2025, 08:00
+Written by: Dylan Power RVN, for the day team (Dr. Phelan on days)
+
+Kennels: 27 of 32 occupied at 07:30.
+"""
+ECC_USERS = [member("U1", "Dylan Power", "ECC Nurse"), member("U2", "Conor Phelan", "Hospital Director")]
+ECC_DAY = [
+    said("U1", "Handover note is on the shared drive.", "1746172800.000100"),
+    said("U2", "Thanks, reading it now.", "1746172900.000100"),
+]
+
+
+def test_a_surname_after_a_title_is_no_name_said_alone(workspace: Workspace, tmp_path: Path) -> None:
+    # "Dr. Phelan" is the day vet, not who wrote the note: read as a name said alone it made
+    # Conor Phelan the person whose mobile was asked, and his row took the hop.
+    files = {"directory.csv": ECC_DIRECTORY, "notes/handover-2025-05-02.txt": HANDOVER, **slack_day("ecc", "2025-05-02", ECC_USERS, ECC_DAY)}
+    folder_import(workspace, tmp_path / "ecc", files)
+
+    result = retrieve(workspace, "What is the mobile number of the nurse who wrote the Waterford night handover note on 2 May?", limit=10)
+
+    assert any("mobile: 086 552 7702" in f.statement for f in result.facts)
+    assert not any("mobile: 087 993 5510" in f.statement and f.linked == "hop" for f in result.facts)
