@@ -625,11 +625,15 @@ def _second_hop(
     moved: set[str] = set()  # listed facts moved up beside their parent
     added = extended = 0
     prompt_terms = {q.term for q in query if q.weight >= 1.0}
+    parents = 0  # the facts met so far that a hop can follow: a hop's own fact is none
     for position, parent in enumerate(facts):
         if norms[position] in moved:
             continue
         out.append(parent)
-        if position >= HOP_PARENTS or added >= HOP_MAX_ADDED:
+        if parent.linked == HOP:
+            continue  # reached from the fact above it, and followed on from there (`_hop_on`)
+        parents += 1
+        if parents > HOP_PARENTS or added >= HOP_MAX_ADDED:
             continue
         if parent.relevance_score < HOP_MIN_PARENT and not (
             parent.relevance_score >= HOP_MIN_NAMED_PARENT

@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
-from memory.engine import Retrieval, records, retrieve
+from memory.engine import Retrieval, records, retrieve, search
+from memory.engine.index import index_for
 from memory.engine.search import _in_compounds_only, _title_phrases
-from memory.models import Source, Workspace
+from memory.engine.types import FactHit
+from memory.models import Fact, Source, Workspace
 from memory.pipelines.sync import source_sync
 from tests.conftest import folder_import, run_create
 
@@ -783,3 +785,45 @@ def test_a_surname_after_a_title_is_no_name_said_alone(workspace: Workspace, tmp
 
     assert any("mobile: 086 552 7702" in f.statement for f in result.facts)
     assert not any("mobile: 087 993 5510" in f.statement and f.linked == "hop" for f in result.facts)
+
+
+
+OVERHEAT_POSTMORTEM = """# Post-mortem: inverter isolator overheat at Carseldine
+
+## Timeline
+
+- **4:52 pm, 12/01** Customer calls the service line: burning plastic smell from the inverter in the garage. Zoë Hartmann tells her to switch off the solar supply main switch and the battery, and to stay out of the garage.
+- **5:10 pm** Jarrah Collins sends Tui Faleolo, who is 25 km away in Aspley on another job.
+"""
+SERVICE_DIRECTORY = [
+    {"name": "Zoë Hartmann", "title": "Service Desk Coordinator", "branch": "Newcastle", "mobile": "0435 449 801"},
+    {"name": "Tui Faleolo", "title": "Lead Installer, Brisbane", "branch": "Brisbane", "mobile": "0452 671 048"},
+]
+
+
+def test_a_hop_s_fact_takes_no_place_among_the_facts_a_hop_follows(workspace: Workspace, tmp_path: Path) -> None:
+    # A record the prompt names and the fact one hop from it are placed second and third
+    # (`_with_anchor`): the sentence naming who took the call, fourth, is still one of the
+    # three facts the second hop follows, to her record with the mobile asked.
+    files = {"postmortems/carseldine.md": OVERHEAT_POSTMORTEM, "staff-directory.json": json.dumps(SERVICE_DIRECTORY)}
+    folder_import(workspace, tmp_path / "service", files)
+    prompt = "Who told the Carseldine customer to stay out of the garage, and what's her mobile number?"
+    index = index_for(workspace)
+    assert index is not None
+    query = search._query_terms(index, prompt, prompt, {})
+
+    def hit(text: str, relevance: float, linked: str = "") -> FactHit:
+        fact = Fact.objects.get(workspace=workspace, statement__startswith=text)
+        return search._fact_hit(index, search._docs_by_fact_id(index, [fact.pk])[0], relevance, linked)
+
+    facts = [
+        hit("4:52 pm, 12/01 Customer calls", 0.47),
+        hit("5:10 pm Jarrah Collins sends", 0.45),
+        hit("Staff directory: Name: Tui Faleolo", 0.45, linked="hop"),
+        hit("Zoë Hartmann tells her", 0.42),
+    ]
+
+    chained = search._second_hop(index, query, facts, prompt, {f.statement.lower() for f in facts}, 10)
+
+    record = next(f for f in chained if "0435 449 801" in f.statement)
+    assert record.linked == "hop"
