@@ -367,7 +367,7 @@ class LoadedIndex:
     # An acronym -> the capitalised phrase of the memory it most often stands for (acronyms.py);
     # empty for an index published before it was collected.
     acronyms: dict[str, str] = field(default_factory=dict)
-    # A first name said alone -> the one person it stands for, or None (search._full_name),
+    # A name said alone -> the one person it stands for, or None (search._full_name),
     # filled as prompts ask: the index does not change under it.
     first_names: dict[str, str | None] = field(default_factory=dict)
     # A chat message's capitalised phrase -> whether a record holds it as a whole cell

@@ -310,12 +310,14 @@ def _excluded(
     forms: list[set[str]] = []
     for match in _EXCLUDING.finditer(prompt):
         text = match.group(1) or match.group(2)
-        named |= set(terms(text))
-        forms += [set(terms(text)), *(set(terms(acronyms[w.lower()])) for w in text.split() if w.lower() in acronyms)]
+        own = set(terms(text))
+        named |= own
+        forms += [own, *(set(terms(acronyms[w.lower()])) for w in text.split() if w.lower() in acronyms)]
     forms = [form for form in forms if form]
     if not forms:
         return named, rows
-    kept = [item for item in rows if not any(form <= set(terms(" ".join(item[1].values()))) for form in forms)]
+    read = [(item, set(terms(" ".join(item[1].values())))) for item in rows]
+    kept = [item for item, held in read if not any(form <= held for form in forms)]
     return named, kept or rows
 
 

@@ -107,8 +107,8 @@ _TITLE_PHRASE = re.compile(r"[A-Z][\w'-]*(?:\s+(?:&|and|of|for)?\s*[A-Z][\w'-]*)
 _PHRASE_OPENERS = {"the", "a", "an", "our", "this", "that", "if", "when", "all", "every"}
 _FIRST_NAME = re.compile(rf"\b[{CAPITALS}][{SMALLS}]+\b(?! [{CAPITALS}])")  # a capitalised word no capitalised word follows
 _HONORIFIC = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+$")  # "Dr. Phelan": a surname, not a name said alone
-FIRST_NAME_HITS = 20  # facts read to learn whom a first name stands for, or whether a record holds a phrase
-FIRST_NAMES = 2  # first names of a sentence tried as bridges
+HOLDING_HITS = 20  # best facts read to learn whether a record's cell or a message's author is a phrase
+FIRST_NAMES = 2  # names said alone in a sentence tried as bridges
 RECORD_KEYS = 2  # a chat message's phrases tried as bridges for being a record's cell
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
 
@@ -934,7 +934,7 @@ def _holding(index: LoadedIndex, phrase: str) -> list[str]:
     query = tantivy.Query.boolean_query(
         [(tantivy.Occur.Must, tantivy.Query.term_query(index.index.schema, "terms", t)) for t in own]
     )
-    hits = index.searcher.search(query, FIRST_NAME_HITS).hits
+    hits = index.searcher.search(query, HOLDING_HITS).hits
     return [first(index.searcher.doc(address).to_dict(), "statement", "") for _, address in hits]
 
 
@@ -943,8 +943,9 @@ def _full_name(index: LoadedIndex, word: str) -> str | None:
     Petrakis, "Lan" -> Nguyễn Thị Lan: a given name is not always written first), when it is a
     person's who is on record (`_on_record`); None when the word is also in another name, or
     is one itself ("Kestrelmark|organization", "Kestrelmark Relay|product")."""
+    said = re.escape(word)
     holding = tantivy.Query.regex_query(
-        index.index.schema, "entities", rf"(?:[^|]+ )?{re.escape(word)}(?: [^|]+)?\|[a-z]+"
+        index.index.schema, "entities", rf"(?:[^|]+ {said}(?: [^|]+)?|{said} [^|]+)\|[a-z]+"
     )
     hits = index.searcher.search(holding, 1).hits
     if not hits or any(_entity_named(index, f"{word}|{etype}") for etype in _NOT_PEOPLE):

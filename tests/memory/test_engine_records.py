@@ -787,7 +787,6 @@ def test_a_surname_after_a_title_is_no_name_said_alone(workspace: Workspace, tmp
     assert not any("mobile: 087 993 5510" in f.statement and f.linked == "hop" for f in result.facts)
 
 
-
 OVERHEAT_POSTMORTEM = """# Post-mortem: inverter isolator overheat at Carseldine
 
 ## Timeline
