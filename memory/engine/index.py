@@ -370,9 +370,9 @@ class LoadedIndex:
     # A name said alone -> the one person it stands for, or None (search._full_name),
     # filled as prompts ask: the index does not change under it.
     first_names: dict[str, str | None] = field(default_factory=dict)
-    # A chat message's capitalised phrase -> whether a record holds it as a whole cell
-    # (search._record_keys), filled likewise.
-    record_keys: dict[str, bool] = field(default_factory=dict)
+    # A capitalised phrase or word -> the record cell it names, or None (search._cell_named),
+    # filled likewise.
+    record_keys: dict[str, str | None] = field(default_factory=dict)
     # A capitalised phrase -> whether some fact links a person by that name (search._known_person),
     # filled likewise.
     people: dict[str, bool] = field(default_factory=dict)

@@ -31,6 +31,7 @@ from memory.engine.rank import (
     ANCHOR_POSITION,
     ANSWERED_QUESTIONS,
     COMMON_NAME_SHARE,
+    CONTACT_ATTRIBUTES,
     EXTREME_RELEVANCE,
     FACT_FLOOR,
     FOCUS_WEIGHT,
@@ -110,7 +111,22 @@ _HONORIFIC = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+$")  # "Dr. Phelan": a
 HOLDING_HITS = 20  # best facts read to learn whether a record's cell or a message's author is a phrase
 FIRST_NAMES = 2  # names said alone in a sentence tried as bridges
 RECORD_KEYS = 2  # a chat message's phrases tried as bridges for being a record's cell
+# A prompt asking about a place by what happened there ("the clinic where methadone came up
+# short"): a capitalised word of a sentence or message ("short at Clonmel") that a record holds
+# as a whole cell (`site: Clonmel`) is a bridge. Not otherwise: one word is too often something
+# else a record also holds ("one branch-day late for Brisbane", asked who posted the date).
+_PLACE_ASKED = re.compile(
+    r"\bthe\b[^,.;?]*\b\w+ where\b|\b(?:that|which|what|this|the same) (?:site|clinic|branch|depot|warehouse|office|"
+    r"store|hospital|building|centre|center|dc|yard|location|plant|facility|practice)\b"
+)
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
+
+
+# What a contact detail looks like, by the word asking for it (rank.CONTACT_ATTRIBUTES).
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_PHONE = re.compile(r"(?<![\w-])(?!\d{4}-\d\d-\d\d(?!\d))\+?\(?\d[\d ()-]{6,}\d(?![\w-])")  # not a date
+CONTACT_VALUES = {term: pattern for word, pattern in (("email", _EMAIL), ("phone", _PHONE), ("mobile", _PHONE))
+                  for term in terms(word)}
 
 
 def _check(deadline: float | None) -> None:
@@ -718,14 +734,20 @@ def _hop_from(
     # "Who approved the swap, and what is his position?": the approver's record, by the
     # attribute asked alone (the rest of the prompt was the first hop's).
     attribute = [q for q in remaining if q.term in RECORD_ATTRIBUTES]
+    # A value in a column the prompt names is the bridge it asks to cross, the only one. Else
+    # contact details asked may be a person's reached through anything else the fact names,
+    # which must then bring them ("the practice manager at the clinic ... and their mobile":
+    # Clonmel -> a directory row at Clonmel, not another line about the clinic).
+    contact = [q for q in remaining if q.term in CONTACT_ATTRIBUTES]
+    through_any = bool(contact) and not named
     if attribute:
         named = named | people
         labels = labels + sorted(people - set(labels))
+    followed = labels if through_any else [label for label in labels if label in named] or labels
     best: tuple[float, float, dict[str, Any]] | None = None
-    # A value in a column the prompt names is the bridge it asks to cross, the only one.
-    for label in [label for label in labels if label in named] or labels:
+    for label in followed:
         asked = attribute if attribute and label in people else remaining
-        found = _hop_fact(index, label, asked, seen, hiding_in, label in named)
+        found = _hop_fact(index, label, asked, seen, hiding_in, label in named, [] if label in people else contact)
         if found is None:
             continue
         # Each label's own hop coverage is a share of the words facts about it hold, another
@@ -756,6 +778,7 @@ def _hop_fact(
     seen: set[str],
     hiding_in: Workspace | None,
     named: bool = False,
+    bring: list[QueryTerm] | None = None,
 ) -> tuple[float, dict[str, Any]] | None:
     """The best fact naming `label` that also holds what the parent fact left unanswered, with
     its coverage of the hop query, or None under HOP_MIN_COVERAGE. Words of the question that
@@ -784,7 +807,12 @@ def _hop_fact(
         for term in (q.term, *synonyms(q.term))
     ]
     hits = index.searcher.search(tantivy.Query.boolean_query(must + should), HOP_CANDIDATES).hits
-    candidates = [(0.0, index.searcher.doc(address).to_dict()) for _, address in hits]
+    if bring:  # and the facts naming it with the word asked, wherever they rank
+        wanted = [tantivy.Query.term_query(index.index.schema, "terms", t) for q in bring for t in (q.term, *synonyms(q.term))]
+        asked = (tantivy.Occur.Must, tantivy.Query.boolean_query([(tantivy.Occur.Should, w) for w in wanted]))
+        hits += index.searcher.search(tantivy.Query.boolean_query([*must, asked, *should]), HOP_CANDIDATES).hits
+    docs = {(a.segment_ord, a.doc): a for _, a in hits}  # once each
+    candidates = [(0.0, index.searcher.doc(address).to_dict()) for address in docs.values()]
     if hiding_in is not None:
         candidates = _visible(hiding_in, candidates)
     held: list[tuple[dict[str, Any], set[str]]] = []
@@ -793,6 +821,8 @@ def _hop_fact(
         own_terms = set(first(candidate, "terms", "").split())
         if _in_compounds_only(label, first(candidate, "statement", "")):
             continue  # "SAV-Atlanta" is a lane, not the site SAV
+        if bring and not _brings(first(candidate, "statement", ""), own_terms, bring):
+            continue
         if first(candidate, "statement", "").strip().lower() in seen:
             listed.append(own_terms)
         else:
@@ -824,6 +854,14 @@ def _in_compounds_only(label: str, statement: str) -> bool:
     pattern = re.escape(label)
     return bool(re.search(rf"(?<!\w){pattern}(?!\w)", statement, re.IGNORECASE)) and not re.search(
         rf"(?<![\w-]){pattern}(?![\w-])", statement, re.IGNORECASE
+    )
+
+
+def _brings(statement: str, own_terms: set[str], asked: list[QueryTerm]) -> bool:
+    """Whether a fact holds an attribute asked: its word, or for contact details a value of
+    that kind ("Account contact: lab@kklab.ie" for "what address do we email them at")."""
+    return _holds(own_terms, asked) or any(
+        (pattern := CONTACT_VALUES.get(q.term)) is not None and pattern.search(statement) for q in asked
     )
 
 
@@ -878,8 +916,11 @@ def _bridges(
         labels.append(person)
         people.add(person)
     speaker = SPEAKER.match(statement)
+    place = bool(_PLACE_ASKED.search(prompt_lower))
+    if speaker or place:
+        text = statement[speaker.end() :] if speaker else statement
+        labels += _record_keys(index, text, prompt_lower, labels, words=place)
     if speaker:
-        labels += _record_keys(index, statement[speaker.end() :], prompt_lower, labels)
         if speaker.group(1).lower() not in prompt_lower:
             people.add(speaker.group(1))  # a bridge only to the person's own record
     return labels, named, people, doc
@@ -904,26 +945,37 @@ def _full_names(index: LoadedIndex, statement: str, prompt_lower: str, labels: l
     return found[:FIRST_NAMES]
 
 
-def _record_keys(index: LoadedIndex, message: str, prompt_lower: str, labels: list[str]) -> list[str]:
+def _record_keys(index: LoadedIndex, message: str, prompt_lower: str, labels: list[str], words: bool = False) -> list[str]:
     """A chat message's capitalised phrases (its text, without the author) that are a whole
     cell of some record ("Leah Morgan, the practice manager at Redcliffe Physio Group" and
     `customer: Redcliffe Physio Group`): what a table keys its rows by, where other capitals
-    are not bridges."""
+    are not bridges. With `words`, its capitalised words too, that are a cell ("short at
+    Clonmel" and `site: Clonmel`) or start just one ("at Avonmouth" and `site_name: Avonmouth
+    Cold Store`), as the record writes it."""
+    said = [m.group(0) for m in _TITLE_PHRASE.finditer(message) if len(m.group(0).split()) >= 2]
+    if words:
+        said += [m.group(0) for m in _FIRST_NAME.finditer(message)]
     found: list[str] = []
-    for match in _TITLE_PHRASE.finditer(message):
-        phrase = match.group(0)
-        if len(phrase.split()) < 2 or phrase.lower() in prompt_lower or phrase in labels or phrase in found:
+    for phrase in said:
+        if phrase.lower() in prompt_lower or phrase in labels:
             continue
         if phrase not in index.record_keys:
-            index.record_keys[phrase] = _is_cell(index, phrase)
-        if index.record_keys[phrase]:
-            found.append(phrase)
+            index.record_keys[phrase] = _cell_named(index, phrase)
+        cell = index.record_keys[phrase]
+        if cell is not None and cell not in found and cell not in labels:
+            found.append(cell)
     return found[:RECORD_KEYS]
 
 
-def _is_cell(index: LoadedIndex, phrase: str) -> bool:
-    """Whether a record holds the phrase as a whole cell."""
-    return any(phrase in records.cells(statement).values() for statement in _holding(index, phrase))
+def _cell_named(index: LoadedIndex, phrase: str) -> str | None:
+    """The record cell the phrase names: one equal to it, or for a single word the one value
+    of a cell starting with it (None when several do: "Summit" for Summit Ridge Trucking and
+    Summit Auto Parts)."""
+    values = {value for statement in _holding(index, phrase) for value in records.cells(statement).values()}
+    if phrase in values:
+        return phrase
+    starting = {value for value in values if value.startswith(f"{phrase} ")} if " " not in phrase else set()
+    return starting.pop() if len(starting) == 1 else None
 
 
 def _holding(index: LoadedIndex, phrase: str) -> list[str]:

@@ -13,6 +13,7 @@ import pytest
 
 from memory.engine import Retrieval, records, retrieve, search
 from memory.engine.index import index_for
+from memory.engine.rank import first
 from memory.engine.search import _in_compounds_only, _title_phrases
 from memory.engine.types import FactHit
 from memory.models import Fact, Source, Workspace
@@ -826,3 +827,82 @@ def test_a_hop_s_fact_takes_no_place_among_the_facts_a_hop_follows(workspace: Wo
 
     record = next(f for f in chained if "0435 449 801" in f.statement)
     assert record.linked == "hop"
+
+
+CLINIC_DIRECTORY = """name,title,site,mobile
+Brendan Hayes,Practice Manager,Clonmel,085 771 2032
+Paula Kavanagh,Practice Manager,Kilkenny,085 771 2040
+Aisling Butler,Nurse,Clonmel,086 552 7704
+"""
+CD_CHECKS = """# Controlled drugs: weekly checks, March 2025
+
+The Monday check on 24 March found methadone 2 ml short at Clonmel.
+Traced to an administration recorded on the hospital sheet but not in the register.
+"""
+LEADERSHIP = """# Leadership meeting, 1 April 2025
+
+Controlled drugs incident at Clonmel: reminder issued on weekly register checks and controlled drugs entries.
+"""
+
+
+def test_a_place_a_sentence_names_leads_a_question_about_that_place_to_the_record_kept_by_it(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # "the clinic where methadone came up short": the check names the clinic by one word,
+    # Clonmel, the `site` of directory rows; of the facts naming it, the one the hop takes
+    # must bring the mobile asked (a leadership note about Clonmel holds more of the prompt).
+    files = {"directory.csv": CLINIC_DIRECTORY, "checks/cd-2025-03.md": CD_CHECKS, "meetings/2025-04-01.md": LEADERSHIP}
+    folder_import(workspace, tmp_path / "clinics", files)
+    index = index_for(workspace)
+    assert index is not None
+    prompt = "Who is the practice manager at the clinic where methadone came up 2 ml short at the weekly check, and what is their mobile?"
+    query = search._query_terms(index, prompt, prompt, {})
+    check = Fact.objects.get(workspace=workspace, statement__startswith="The Monday check on 24 March")
+
+    found = search._hop_from(index, query, check.pk, prompt.lower(), set(), None)
+
+    assert found is not None
+    assert "085 771 2032" in first(found[1], "statement", "")
+
+
+@pytest.mark.parametrize(
+    ("word", "cell"),
+    [
+        ("Clonmel", "Clonmel"),  # a whole cell
+        ("Avonmouth", "Avonmouth Cold Store"),  # the start of just one
+        ("Summit", None),  # the start of two: no bridge
+        ("Monday", None),  # in no record
+    ],
+)
+def test_a_capitalised_word_names_the_one_record_cell_it_is_or_starts(
+    workspace: Workspace, tmp_path: Path, word: str, cell: str | None
+) -> None:
+    sites = "site,manager,region\nClonmel,Brendan Hayes,Tipperary\nAvonmouth Cold Store,Leonie Adebayo,Bristol\n"
+    carriers = "carrier,status,mode\nSummit Ridge Trucking,Active,FTL\nSummit Auto Parts,Probation,LTL\n"
+    note = "# Notes\n\nThe Monday check found nothing at Avonmouth or Clonmel.\n"
+    folder_import(workspace, tmp_path / "cells", {"sites.csv": sites, "carriers.csv": carriers, "notes.md": note})
+    index = index_for(workspace)
+    assert index is not None
+
+    assert search._cell_named(index, word) == cell
+
+
+@pytest.mark.parametrize(
+    ("statement", "asked", "brought"),
+    [
+        ("Supplier: Kilkenny Lab Services; Account contact: lab@kklab.ie", "email", True),
+        ("Name: Leonie Adebayo; Mobile: 07700 914 418", "mobile", True),
+        ("Name: Leonie Adebayo; Phone line: (02) 9876 5432", "phone", True),
+        ("Asset: E-08; last_service: 2024-07-08; purchase_cost_eur: 12900", "phone", False),  # a date, an amount
+        ("Kilkenny Lab Services collect samples at 4 pm", "email", False),
+    ],
+)
+def test_a_contact_detail_asked_is_brought_by_its_word_or_a_value_of_its_kind(
+    statement: str, asked: str, brought: bool
+) -> None:
+    from memory.engine.rank import QueryTerm
+    from memory.engine.text import terms
+
+    query = [QueryTerm(term, 1.0, 1.0) for term in terms(asked)]
+
+    assert search._brings(statement, set(terms(statement)), query) is brought
