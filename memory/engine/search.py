@@ -110,7 +110,7 @@ _FIRST_NAME = re.compile(rf"\b[{CAPITALS}][{SMALLS}]+\b(?! [{CAPITALS}])")  # a 
 _HONORIFIC = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+$")  # "Dr. Phelan": a surname, not a name said alone
 HOLDING_HITS = 20  # best facts read to learn whether a record's cell or a message's author is a phrase
 FIRST_NAMES = 2  # names said alone in a sentence tried as bridges
-RECORD_KEYS = 2  # a chat message's phrases tried as bridges for being a record's cell
+RECORD_KEYS = 2  # a sentence's codes, phrases or words tried as bridges for being a record's cell
 # A prompt asking about a place by what happened there ("the clinic where methadone came up
 # short"): a capitalised word of a sentence or message ("short at Clonmel") that a record holds
 # as a whole cell (`site: Clonmel`) is a bridge. Not otherwise: one word is too often something
@@ -119,6 +119,7 @@ _PLACE_ASKED = re.compile(
     r"\bthe\b[^,.;?]*\b\w+ where\b|\b(?:that|which|what|this|the same) (?:site|clinic|branch|depot|warehouse|office|"
     r"store|hospital|building|centre|center|dc|yard|location|plant|facility|practice)\b"
 )
+_CODE = re.compile(r"(?<![\w-])[A-Z]{1,5}-\d[\w-]*(?![\w-])")  # "T-118", "INC-2026-017": what a table's rows are numbered by
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
 
 
@@ -917,9 +918,8 @@ def _bridges(
         people.add(person)
     speaker = SPEAKER.match(statement)
     place = bool(_PLACE_ASKED.search(prompt_lower))
-    if speaker or place:
-        text = statement[speaker.end() :] if speaker else statement
-        labels += _record_keys(index, text, prompt_lower, labels, words=place)
+    text = statement[speaker.end() :] if speaker else statement
+    labels += _record_keys(index, text, prompt_lower, labels, phrases=bool(speaker) or place, words=place)
     if speaker:
         if speaker.group(1).lower() not in prompt_lower:
             people.add(speaker.group(1))  # a bridge only to the person's own record
@@ -945,14 +945,19 @@ def _full_names(index: LoadedIndex, statement: str, prompt_lower: str, labels: l
     return found[:FIRST_NAMES]
 
 
-def _record_keys(index: LoadedIndex, message: str, prompt_lower: str, labels: list[str], words: bool = False) -> list[str]:
-    """A chat message's capitalised phrases (its text, without the author) that are a whole
-    cell of some record ("Leah Morgan, the practice manager at Redcliffe Physio Group" and
-    `customer: Redcliffe Physio Group`): what a table keys its rows by, where other capitals
-    are not bridges. With `words`, its capitalised words too, that are a cell ("short at
-    Clonmel" and `site: Clonmel`) or start just one ("at Avonmouth" and `site_name: Avonmouth
-    Cold Store`), as the record writes it."""
-    said = [m.group(0) for m in _TITLE_PHRASE.finditer(message) if len(m.group(0).split()) >= 2]
+def _record_keys(
+    index: LoadedIndex, message: str, prompt_lower: str, labels: list[str], phrases: bool = True, words: bool = False
+) -> list[str]:
+    """What a table keys its rows by, written in a sentence or a chat message (its text,
+    without the author): the codes that are a whole cell of some record ("Trailer T-118 lost
+    its refrigeration" and `fleet_no: T-118`); with `phrases`, where other capitals are not
+    bridges, the capitalised phrases that are one ("Leah Morgan, the practice manager at
+    Redcliffe Physio Group" and `customer: Redcliffe Physio Group`); with `words`, the
+    capitalised words that are one ("short at Clonmel" and `site: Clonmel`) or start just one
+    ("at Avonmouth" and `site_name: Avonmouth Cold Store`), as the record writes it."""
+    said = _CODE.findall(message)
+    if phrases:
+        said += [m.group(0) for m in _TITLE_PHRASE.finditer(message) if len(m.group(0).split()) >= 2]
     if words:
         said += [m.group(0) for m in _FIRST_NAME.finditer(message)]
     found: list[str] = []

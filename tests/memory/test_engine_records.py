@@ -829,6 +829,16 @@ def test_a_hop_s_fact_takes_no_place_among_the_facts_a_hop_follows(workspace: Wo
     assert record.linked == "hop"
 
 
+def hop_from(workspace: Workspace, prompt: str, holding: str) -> str:
+    """The statement of the fact one hop from the fact whose statement holds `holding`, or ""."""
+    index = index_for(workspace)
+    assert index is not None
+    query = search._query_terms(index, prompt, prompt, {})
+    fact = Fact.objects.get(workspace=workspace, statement__contains=holding)
+    found = search._hop_from(index, query, fact.pk, prompt.lower(), set(), None)
+    return first(found[1], "statement", "") if found else ""
+
+
 CLINIC_DIRECTORY = """name,title,site,mobile
 Brendan Hayes,Practice Manager,Clonmel,085 771 2032
 Paula Kavanagh,Practice Manager,Kilkenny,085 771 2040
@@ -853,16 +863,9 @@ def test_a_place_a_sentence_names_leads_a_question_about_that_place_to_the_recor
     # must bring the mobile asked (a leadership note about Clonmel holds more of the prompt).
     files = {"directory.csv": CLINIC_DIRECTORY, "checks/cd-2025-03.md": CD_CHECKS, "meetings/2025-04-01.md": LEADERSHIP}
     folder_import(workspace, tmp_path / "clinics", files)
-    index = index_for(workspace)
-    assert index is not None
     prompt = "Who is the practice manager at the clinic where methadone came up 2 ml short at the weekly check, and what is their mobile?"
-    query = search._query_terms(index, prompt, prompt, {})
-    check = Fact.objects.get(workspace=workspace, statement__startswith="The Monday check on 24 March")
 
-    found = search._hop_from(index, query, check.pk, prompt.lower(), set(), None)
-
-    assert found is not None
-    assert "085 771 2032" in first(found[1], "statement", "")
+    assert "085 771 2032" in hop_from(workspace, prompt, "The Monday check on 24 March")
 
 
 @pytest.mark.parametrize(
@@ -906,3 +909,25 @@ def test_a_contact_detail_asked_is_brought_by_its_word_or_a_value_of_its_kind(
     query = [QueryTerm(term, 1.0, 1.0) for term in terms(asked)]
 
     assert search._brings(statement, set(terms(statement)), query) is brought
+
+
+TRAILERS = [
+    {"fleet_no": "T-118", "type": "refrigerated trailer", "refrigeration_unit": "Carrier Vector 1550", "mot_due": "2026-08-14"},
+    {"fleet_no": "T-131", "type": "refrigerated trailer", "refrigeration_unit": "Thermo King Advancer A-500", "mot_due": "2026-05-02"},
+    {"fleet_no": "T-145", "type": "refrigerated trailer", "refrigeration_unit": "Carrier Vector HE 19", "mot_due": "2026-04-17"},
+]
+FLEET_USERS = [member("U1", "Oskar Lindqvist", "Head of Fleet")]
+BREAKDOWN_DAY = [
+    said("U1", "Trailer T-118 lost its refrigeration on the A14 near Bury St Edmunds, loaded with frozen desserts.", "1768930000.000100"),
+    said("U1", "The unit showed a refrigerant leak code.", "1768930100.000100"),
+]
+
+
+def test_a_code_a_message_writes_leads_the_hop_to_the_row_numbered_by_it(workspace: Workspace, tmp_path: Path) -> None:
+    # "Trailer T-118": the fleet list numbers its rows by such codes; the row holds the unit
+    # and the MOT date asked, which no fact the prompt's words find together holds.
+    files = {"fleet.json": json.dumps(TRAILERS), **slack_day("fleet", "2026-01-20", FLEET_USERS, BREAKDOWN_DAY)}
+    folder_import(workspace, tmp_path / "fleet", files)
+    prompt = "The reefer trailer that lost its cooling near Bury St Edmunds: which refrigeration unit is fitted to it, and when is its MOT due?"
+
+    assert "Carrier Vector 1550" in hop_from(workspace, prompt, "Trailer T-118 lost")
