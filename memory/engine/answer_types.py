@@ -115,3 +115,20 @@ def asked_kinds(prompt: str) -> dict[str, frozenset[str]]:
 def held_kinds(statement: str) -> frozenset[str]:
     """The kinds of value the statement holds."""
     return frozenset(kind for kind, pattern in _HOLDS.items() if pattern.search(statement))
+
+
+# Contact details, asked for by name ("their mobile", "what address do we email them at"; the
+# words of rank.CONTACT_ATTRIBUTES), not by a form of question: read only where a hop must bring
+# one (search._brings), never in ranking. A phone number is not a date written with hyphens.
+_CONTACTS = {
+    "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    "phone": re.compile(r"(?<![\w-])(?!\d{4}-\d\d-\d\d(?!\d))\+?\(?\d[\d ()-]{6,}\d(?![\w-])"),
+}
+_CONTACT_OF = {term: kind for word, kind in (("email", "email"), ("phone", "phone"), ("mobile", "phone")) for term in terms(word)}
+
+
+def holds_contact(statement: str, term: str) -> bool:
+    """Whether the statement holds a contact detail of the kind the term asks for (an email
+    address for "email", a phone number for "phone" or "mobile"); False for other terms."""
+    kind = _CONTACT_OF.get(term)
+    return kind is not None and bool(_CONTACTS[kind].search(statement))

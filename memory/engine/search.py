@@ -23,6 +23,7 @@ import tantivy
 
 from memory.engine import dense, records
 from memory.engine.acronyms import expand
+from memory.engine.answer_types import holds_contact
 from memory.engine.days import asked_days
 from memory.engine.index import LoadedIndex, index_for
 from memory.engine.rank import (
@@ -121,13 +122,6 @@ _PLACE_ASKED = re.compile(
 )
 _CODE = re.compile(r"(?<![\w-])[A-Z]{1,5}-\d[\w-]*(?![\w-])")  # "T-118", "INC-2026-017": what a table's rows are numbered by
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
-
-
-# What a contact detail looks like, by the word asking for it (rank.CONTACT_ATTRIBUTES).
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_PHONE = re.compile(r"(?<![\w-])(?!\d{4}-\d\d-\d\d(?!\d))\+?\(?\d[\d ()-]{6,}\d(?![\w-])")  # not a date
-CONTACT_VALUES = {term: pattern for word, pattern in (("email", _EMAIL), ("phone", _PHONE), ("mobile", _PHONE))
-                  for term in terms(word)}
 
 
 def _check(deadline: float | None) -> None:
@@ -861,9 +855,7 @@ def _in_compounds_only(label: str, statement: str) -> bool:
 def _brings(statement: str, own_terms: set[str], asked: list[QueryTerm]) -> bool:
     """Whether a fact holds an attribute asked: its word, or for contact details a value of
     that kind ("Account contact: lab@kklab.ie" for "what address do we email them at")."""
-    return _holds(own_terms, asked) or any(
-        (pattern := CONTACT_VALUES.get(q.term)) is not None and pattern.search(statement) for q in asked
-    )
+    return _holds(own_terms, asked) or any(holds_contact(statement, q.term) for q in asked)
 
 
 def _holds(own_terms: set[str], query: list[QueryTerm]) -> bool:

@@ -13,7 +13,8 @@ import pytest
 
 from memory.engine import Retrieval, records, retrieve, search
 from memory.engine.index import index_for
-from memory.engine.rank import first
+from memory.engine.rank import QueryTerm, first
+from memory.engine.text import terms
 from memory.engine.search import _in_compounds_only, _title_phrases
 from memory.engine.types import FactHit
 from memory.models import Fact, Source, Workspace
@@ -903,9 +904,6 @@ def test_a_capitalised_word_names_the_one_record_cell_it_is_or_starts(
 def test_a_contact_detail_asked_is_brought_by_its_word_or_a_value_of_its_kind(
     statement: str, asked: str, brought: bool
 ) -> None:
-    from memory.engine.rank import QueryTerm
-    from memory.engine.text import terms
-
     query = [QueryTerm(term, 1.0, 1.0) for term in terms(asked)]
 
     assert search._brings(statement, set(terms(statement)), query) is brought
