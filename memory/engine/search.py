@@ -46,6 +46,7 @@ from memory.engine.rank import (
     HOP_PARENTS,
     MAX_SECTIONS,
     NEWER_VERSION_SHARE,
+    PERSON_ATTRIBUTES,
     RECORD_ATTRIBUTES,
     SECTION_CANDIDATES,
     SECTION_CUTOFF,
@@ -119,6 +120,13 @@ RECORD_KEYS = 2  # a sentence's codes, phrases or words tried as bridges for bei
 _PLACE_ASKED = re.compile(
     r"\bthe\b[^,.;?]*\b\w+ where\b|\b(?:that|which|what|this|the same) (?:site|clinic|branch|depot|warehouse|office|"
     r"store|hospital|building|centre|center|dc|yard|location|plant|facility|practice)\b"
+)
+# An attribute asked of someone ("that person's line manager", "their boss"): still asked when
+# the first fact holds its word in another sense ("Stuart, the site manager, will send ...").
+# Not "who's" or "what's": "is", not a possessive.
+_POSSESSED = re.compile(
+    r"(?:(?<!\bwho)(?<!\bwhat)(?<!\bthat)(?<!\bit)(?<!\bthere)(?<!\bhere)(?<!\bwhere)(?<!\bhow)(?<!\bwhen)'s"
+    r"|\b(?:their|his|her|whose))((?:\s+[\w-]+){1,2})"
 )
 _CODE = re.compile(r"(?<![\w-])[A-Z]{1,5}-\d[\w-]*(?![\w-])")  # "T-118", "INC-2026-017": what a table's rows are numbered by
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
@@ -723,7 +731,12 @@ def _hop_from(
     own = [q for q in query if q.weight >= 1.0]  # the prompt's own terms
     labels, named, people, parent = _bridges(index, fact_id, prompt_lower, {q.term for q in own})
     parent_terms = set(first(parent, "terms", "").split())
-    remaining = [q for q in own if q.term not in parent_terms and not parent_terms & synonyms(q.term)]
+    # An attribute asked of someone stays asked, whatever the fact holds ("that person's line
+    # manager" of "Stuart, the site manager, will send ...").
+    possessed = {t for m in _POSSESSED.finditer(prompt_lower) for t in terms(m.group(1))} & PERSON_ATTRIBUTES
+    remaining = [
+        q for q in own if q.term in possessed or (q.term not in parent_terms and not parent_terms & synonyms(q.term))
+    ]
     if not remaining:
         return None
     # "Who approved the swap, and what is his position?": the approver's record, by the

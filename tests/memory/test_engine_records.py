@@ -929,3 +929,48 @@ def test_a_code_a_message_writes_leads_the_hop_to_the_row_numbered_by_it(workspa
     prompt = "The reefer trailer that lost its cooling near Bury St Edmunds: which refrigeration unit is fitted to it, and when is its MOT due?"
 
     assert "Carrier Vector 1550" in hop_from(workspace, prompt, "Trailer T-118 lost")
+
+
+TEESPORT_USERS = [
+    member("U1", "Stuart McKellar", "Site Manager, Teesport Freezer Centre"),
+    member("U2", "Delyth Morgan", "Customer Service Lead"),
+]
+TEESPORT_DAY = [
+    said("U2", "Bramble & Finch have had our reply about Teesport.", "1772550000.000100"),
+    said("U1", "Their loads leave from the 05:30 bay from Monday.", "1772550100.000100"),
+]
+TEESPORT_CHART = """# Organisation chart
+
+- Stuart McKellar, Site Manager, Teesport Freezer Centre — reports to Fenella Graystock
+- Fenella Graystock, Head of Operations — reports to the COO
+"""
+TEESPORT_REPLY = """# Reply to Bramble & Finch
+
+Stuart, the site manager, will send you a weekly punctuality report until the end of April.
+"""
+
+
+def test_a_manager_asked_of_someone_is_asked_though_the_first_fact_says_manager_of_another_thing(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # "that person's line manager": the reply calls Stuart "the site manager", which holds
+    # the word but not the answer; the hop must still look for whom he reports to.
+    files = {"org-chart.md": TEESPORT_CHART, "reply.md": TEESPORT_REPLY, **slack_day("ops", "2026-03-03", TEESPORT_USERS, TEESPORT_DAY)}
+    folder_import(workspace, tmp_path / "teesport", files)
+    prompt = "Bramble & Finch were promised a weekly punctuality report: who was meant to send it, and who is that person's line manager?"
+
+    assert "reports to Fenella Graystock" in hop_from(workspace, prompt, "weekly punctuality report")
+
+
+@pytest.mark.parametrize(
+    ("prompt", "possessed"),
+    [
+        ("who is that person's line manager?", ["line manager"]),
+        ("what is their boss's name?", ["boss", "name"]),
+        ("and what's his role?", ["role"]),
+        ("who's the team lead at teesport?", []),  # "who is", not a possessive
+        ("what's the phone number for the depot?", []),
+    ],
+)
+def test_what_a_prompt_asks_of_someone_follows_a_possessive(prompt: str, possessed: list[str]) -> None:
+    assert [m.group(1).strip() for m in search._POSSESSED.finditer(prompt)] == possessed
