@@ -17,7 +17,7 @@ SYNONYM_WEIGHT = 0.8
 _GROUPS = [
     "refund reimburse repay money-back chargeback",
     "customer client account buyer",
-    "price pricing cost costs fee fees charge charged charges rate",
+    "price pricing cost costs fee fees charge charged charges rate bill billed billing",
     "salary pay compensation wage wages",
     "boss manager supervisor head lead leads leader heads report reports",
     "owner owns owned responsible accountable dri in-charge driving drives running runs",
