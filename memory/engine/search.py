@@ -298,8 +298,10 @@ def unknown_names(index: LoadedIndex, prompt: str, written_out: dict[str, str]) 
 
 
 def _written_out(index: LoadedIndex, prompt: str) -> dict[str, str]:
-    """The prompt's acronyms the memory never writes, each with the phrase it writes instead."""
-    return expand(prompt, index.acronyms, lambda term: _held(index, term))
+    """The prompt's acronyms the memory never writes, each with the phrase it writes instead:
+    not a person's name, whose initials they only happen to be ("my GP" is not Gareth Pryce)."""
+    found = expand(prompt, index.acronyms, lambda term: _held(index, term))
+    return {term: phrase for term, phrase in found.items() if not _known_person(index, phrase)}
 
 
 def _held(index: LoadedIndex, term: str) -> bool:

@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memory.engine import retrieve
+from memory.engine import retrieve, search
 from memory.engine.acronyms import Collector, expand, phrases
 from memory.engine.index import index_for
 from memory.models import Workspace
 from tests.conftest import folder_import
+from tests.memory.test_engine_records import member, said, slack_day
 
 
 def test_a_run_of_capitalised_words_and_each_run_inside_it_stand_for_their_initials() -> None:
@@ -71,3 +72,29 @@ def test_a_prompt_naming_a_role_by_its_acronym_finds_the_person_written_out_in_f
     assert result.facts[0].statement == "Ottilie Franke is the Customer Success Manager for Halbrook Freight."
     assert result.unknown_names == []
     assert result.coverage_assessment in ("partial", "comprehensive")
+
+
+SICKNESS = """# Sickness absence
+
+From the eighth calendar day of sickness a fit note from a doctor is required.
+"""
+FELIXSTOWE_USERS = [member("U1", "Gareth Pryce", "Site Manager, Felixstowe")]
+FELIXSTOWE_DAY = [
+    said("U1", "Felixstowe: port shuttle down to one tractor this morning.", "1775462400.000100"),
+    said("U1", "Felixstowe: both tractors back on the shuttle.", "1775466000.000100"),
+]
+
+
+def test_a_person_s_initials_are_not_an_acronym_for_them(workspace: Workspace, tmp_path: Path, settings: Any) -> None:
+    # "my GP" would read as "Gareth Pryce", the most frequent phrase with those initials, and
+    # send his name's words into the query.
+    settings.PAM_DENSE = False
+    files = {"handbook.md": SICKNESS, **slack_day("ops", "2026-04-06", FELIXSTOWE_USERS, FELIXSTOWE_DAY)}
+    folder_import(workspace, tmp_path / "docs", files)
+    index = index_for(workspace)
+    assert index is not None and index.acronyms["gp"] == "Gareth Pryce"
+
+    result = retrieve(workspace, "From which day of sickness do I need a note from my GP?")
+
+    assert search._written_out(index, "From which day of sickness do I need a note from my GP?") == {}
+    assert result.facts[0].statement == "From the eighth calendar day of sickness a fit note from a doctor is required."

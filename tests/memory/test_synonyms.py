@@ -25,6 +25,8 @@ POLICIES = [
     "The clinical team reviews every care plan after the first week.",
     "Collections cancelled after 06:00 on the day are charged at 50% of the haulage rate.",
     "Collections cancelled by the haulier are re-booked for the next morning.",
+    "Each colleague may claim up to £90 per year towards safety footwear.",
+    "Each colleague may claim a new uniform every year.",
 ]
 
 
@@ -34,6 +36,7 @@ POLICIES = [
         ("How much can a salesperson knock off the price?", POLICIES[0]),
         ("What happens to customers who leave their balance unpaid for months?", POLICIES[1]),
         ("A customer cancelled their collection at seven this morning: do we bill them?", POLICIES[6]),
+        ("Can I claim for new work boots each year?", POLICIES[8]),
     ],
 )
 def test_a_prompt_in_everyday_words_finds_the_policy_s_words_first(
@@ -50,7 +53,8 @@ def test_a_prompt_in_everyday_words_finds_the_policy_s_words_first(
 @pytest.mark.parametrize(
     ("said", "written"),
     [("knock-off", "discount"), ("unpaid", "overdue"), ("arrears", "outstanding"), ("pass-up", "escalated"),
-     ("salesperson", "consultant"), ("reps", "salespeople"), ("bill", "charged")],
+     ("salesperson", "consultant"), ("reps", "salespeople"), ("bill", "charged"), ("gp", "doctor"), ("unwell", "sick"),
+     ("boots", "footwear")],
 )
 def test_everyday_words_and_the_policy_s_words_are_one_group(said: str, written: str) -> None:
     assert stem(written.split("-")[0]) in synonyms(stem(said.split("-")[0]))
