@@ -128,6 +128,14 @@ _POSSESSED = re.compile(
     r"(?:(?<!\bwho)(?<!\bwhat)(?<!\bthat)(?<!\bit)(?<!\bthere)(?<!\bhere)(?<!\bwhere)(?<!\bhow)(?<!\bwhen)'s"
     r"|\b(?:their|his|her|whose))((?:\s+[\w-]+){1,2})"
 )
+# A thing's noun written after its name ("the Adamstown Heights job", "the Sheffield team"):
+# not an attribute asked of a person.
+# A capitalised word where no sentence starts ("Which team ..." asks for a team), and not a
+# possessive ("Maria's job" is hers).
+_NAMED_THING = re.compile(rf"(?<![.!?:]\s)(?<=\s)[{CAPITALS}][\w'&-]*(?<!'s)\s+(job|team|department)\b")
+# "Who does that manager report to?": the person a bridge leads to is the one its fact calls a
+# manager, not another person the first fact names (the CEO who wrote the message).
+_DEMONSTRATED = re.compile(r"\b(?:that|this|the same)\s+([a-z]+)\b")
 _CODE = re.compile(r"(?<![\w-])[A-Z]{1,5}-\d[\w-]*(?![\w-])")  # "T-118", "INC-2026-017": what a table's rows are numbered by
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
 
@@ -493,7 +501,7 @@ def _with_anchor(
         return facts  # the second hop follows it
     statement = first(doc, "statement", "").strip().lower()
     # A fact already listed may be the hop's: it then moves up beside its record.
-    hop = _hop_from(index, query, fact_id, prompt.lower(), {statement}, hiding_in)
+    hop = _hop_from(index, query, fact_id, prompt, {statement}, hiding_in)
     if hop is None:
         return facts
     chain, candidate = hop
@@ -663,7 +671,7 @@ def _second_hop(
             continue
         # Listed lower down (the fact right after it is beside it already).
         below = set(norms[position + 2 :]) - moved
-        best = _hop_from(index, query, parent.fact_id, lowered, seen - below, hiding_in)
+        best = _hop_from(index, query, parent.fact_id, prompt, seen - below, hiding_in)
         if best is None:
             continue
         chain, candidate = best
@@ -677,7 +685,7 @@ def _second_hop(
         out.append(_fact_hit(index, candidate, min(parent.relevance_score, relevance), linked=HOP))
         added += 1
         if extended < HOP_EXTENSIONS:
-            further = _hop_on(index, query, parent.fact_id, candidate, lowered, seen - below, hiding_in)
+            further = _hop_on(index, query, parent.fact_id, candidate, prompt, seen - below, hiding_in)
             if further is not None:
                 statement = first(further, "statement", "").strip().lower()
                 seen.add(statement)
@@ -693,7 +701,7 @@ def _hop_on(
     query: list[QueryTerm],
     parent_id: int,
     hop: dict[str, Any],
-    prompt_lower: str,
+    prompt: str,
     seen: set[str],
     hiding_in: Workspace | None,
 ) -> dict[str, Any] | None:
@@ -703,12 +711,12 @@ def _hop_on(
     hop_id = int(first(hop, "fact_id", 0))
     chain = _doc_terms([*_docs_by_fact_id(index, [parent_id]), hop])
     held = set().union(*(own | context for own, context in chain))
-    attribute = any(q.weight >= 1.0 and q.term in RECORD_ATTRIBUTES and q.term not in held for q in query)
+    attribute = bool(_attributes_asked(query, prompt) - held)
     # The attribute asked comes from the record of a person the hop's fact names or who wrote
     # it: with no such person there is nowhere to go.
-    if attribute and not _bridges(index, hop_id, prompt_lower, {q.term for q in query if q.weight >= 1.0})[2]:
+    if attribute and not _bridges(index, hop_id, prompt.lower(), {q.term for q in query if q.weight >= 1.0})[2]:
         return None
-    found = _hop_from(index, query, hop_id, prompt_lower, seen, hiding_in, before=chain[:1])
+    found = _hop_from(index, query, hop_id, prompt, seen, hiding_in, before=chain[:1])
     if found is None:
         return None
     if attribute:
@@ -721,7 +729,7 @@ def _hop_from(
     index: LoadedIndex,
     query: list[QueryTerm],
     fact_id: int,
-    prompt_lower: str,
+    prompt: str,
     seen: set[str],
     hiding_in: Workspace | None,
     before: list[tuple[set[str], set[str]]] | None = None,
@@ -731,6 +739,7 @@ def _hop_from(
     hold together (the chain's relevance). Between bridges, the one whose fact leaves the
     chain (`before`'s terms, the fact and it) holding most of the prompt wins."""
     own = [q for q in query if q.weight >= 1.0]  # the prompt's own terms
+    prompt_lower = prompt.lower()
     labels, named, people, parent = _bridges(index, fact_id, prompt_lower, {q.term for q in own})
     parent_terms = set(first(parent, "terms", "").split())
     # An attribute asked of someone stays asked, whatever the fact holds ("that person's line
@@ -743,7 +752,8 @@ def _hop_from(
         return None
     # "Who approved the swap, and what is his position?": the approver's record, by the
     # attribute asked alone (the rest of the prompt was the first hop's).
-    attribute = [q for q in remaining if q.term in RECORD_ATTRIBUTES]
+    asked_of_someone = _attributes_asked(query, prompt)
+    attribute = [q for q in remaining if q.term in asked_of_someone]
     # A value in a column the prompt names is the bridge it asks to cross, the only one. Else
     # contact details asked may be a person's reached through anything else the fact names,
     # which must then bring them ("the practice manager at the clinic ... and their mobile":
@@ -754,7 +764,8 @@ def _hop_from(
         named = named | people
         labels = labels + sorted(people - set(labels))
     followed = labels if through_any else [label for label in labels if label in named] or labels
-    best: tuple[float, float, dict[str, Any]] | None = None
+    demonstrated = {t for m in _DEMONSTRATED.finditer(prompt_lower) for t in terms(m.group(1))} & {q.term for q in remaining}
+    best: tuple[bool, float, float, dict[str, Any]] | None = None
     for label in followed:
         asked = attribute if attribute and label in people else remaining
         found = _hop_fact(index, label, asked, seen, hiding_in, label in named, [] if label in people else contact)
@@ -763,11 +774,19 @@ def _hop_from(
         # Each label's own hop coverage is a share of the words facts about it hold, another
         # whole for each: bridges are compared by what the chain then holds of the prompt.
         held = joint_coverage(query, [*(before or []), *_doc_terms([parent, found[1]])])
-        if best is None or (held, found[0]) > best[:2]:
-            best = (held, found[0], found[1])
+        called = bool(demonstrated & set(first(found[1], "terms", "").split()))
+        if best is None or (called, held, found[0]) > best[:3]:
+            best = (called, held, found[0], found[1])
     if best is None:
         return None
-    return joint_coverage(query, _doc_terms([parent, best[2]])), best[2]
+    return joint_coverage(query, _doc_terms([parent, best[3]])), best[3]
+
+
+def _attributes_asked(query: list[QueryTerm], prompt: str) -> set[str]:
+    """The prompt's words asking for an attribute of a person (RECORD_ATTRIBUTES), but for a
+    thing's noun after its name ("the Adamstown Heights job")."""
+    things = {t for m in _NAMED_THING.finditer(prompt) for t in terms(m.group(1))}
+    return {q.term for q in query if q.weight >= 1.0 and q.term in RECORD_ATTRIBUTES} - things
 
 
 def _doc_terms(docs: list[dict[str, Any]]) -> list[tuple[set[str], set[str]]]:

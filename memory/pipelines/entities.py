@@ -13,14 +13,41 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory.engine.records import cells
 from memory.engine.text import CAPITALS, SMALLS
 
-NAME = rf"[{CAPITALS}][{SMALLS}]+(?:[-'][{CAPITALS}][{SMALLS}]+)*"
+# A name's word: "Nadia", "Okonkwo-Reid", "McKellar", "O'Brien".
+NAME = rf"(?:O')?[{CAPITALS}][{SMALLS}]+(?:[{CAPITALS}][{SMALLS}]+)?(?:[-'][{CAPITALS}][{SMALLS}]+)*"
 PERSON = rf"({NAME}(?:\s+(?:van|de|der|da|di|del|le|la)\s+)?(?:\s+{NAME}){{1,2}})"
+HONORIFIC = r"(?:(?:Dr|Prof|Mr|Mrs|Ms|Mx)\.?\s+)?"  # before a name, not part of it
+POSTNOMINALS = r"(?:\s+[A-Z][A-Za-z]*[A-Z][A-Za-z]*)*"  # after it: "Niamh Doyle RVN", "Anjali Rao DipECVDI"
 _ROLE_SUBJECT = re.compile(
     rf"^{PERSON}\s+(?:is|was|has been|became|remains|will be)\s+(?:now\s+)?(?:the|our|a|an)\s+([^,.;]+?)(?:\s+and\s+|[,.;]|$)"
 )
-_REPORTS = re.compile(rf"{PERSON}\s+(?:now\s+)?reports?\s+(?:directly\s+)?to\s+{PERSON}")
+# "X reports to Y", also with X's title in brackets between ("Dr. Seán Kinsella (Veterinary
+# Surgeon) reports to Dr. Orla Comerford").
+_REPORTS = re.compile(
+    rf"{PERSON}{POSTNOMINALS}\s+(?:\([^)]*\)\s+)?(?:now\s+)?reports?\s+(?:directly\s+)?to\s+{HONORIFIC}{PERSON}"
+)
+# An org chart's line: a name (after the headings a list item carries), then after a dash or a
+# comma a title, and whom the person reports to anywhere after ("Nadia Kowalczyk, Site
+# Manager, Sheffield Cross-Dock — reports to Fenella Graystock"; "Operations (under the COO):
+# Paul Okafor — Inventory Control Lead"; "Marcus Oyelaran — Chief Operating Officer (COO).
+# Reports to Dana Whitfield."). Not after a colon alone: "Name: text" is a chat message.
+_LISTED = re.compile(
+    rf"^(?:[^:—–]{{1,60}}:\s+){{0,2}}{HONORIFIC}{PERSON}{POSTNOMINALS}(?:\s*\([^)]*\))?\s*(?:—|–| - |,)\s*"
+    r"([A-Z][^;,(—–]*?)(?=\s*(?:[;,(—–]|\.\s|\.$| - |$))(.*)$"
+)
+_REPORTS_TO = re.compile(rf"\b[Rr]eports?\s+(?:directly\s+)?to\s+{HONORIFIC}{PERSON}")
+LISTED_TITLE_WORDS = 8  # a longer clause after the name is a sentence, not a title
+# A record of a person (a staff directory's row, an org chart's table): the column holding the
+# name, and those holding the title, the team and the manager. Any other column named by a job
+# ("account_manager", "site_lead", "owner") holding a whole name holds a person too.
+_NAME_COLUMNS = {"name", "full name", "person", "employee", "staff member"}
+_TITLE_COLUMNS = {"title", "role", "role title", "job title", "position"}
+_TEAM_COLUMNS = {"team", "department"}
+_MANAGER_COLUMNS = {"reports to", "manager", "line manager"}
+_A_NAME = re.compile(rf"{HONORIFIC}{PERSON}{POSTNOMINALS}")
 _REPORTS_PRONOUN = re.compile(rf"\b(?:he|she|they)\s+(?:now\s+)?reports?\s+(?:directly\s+)?to\s+{PERSON}")
 _AND_REPORTS = re.compile(rf"\band\s+(?:now\s+)?reports?\s+(?:directly\s+)?to\s+(?:the\s+\w+\s+)?{PERSON}")
 _LEADS_TEAM = re.compile(rf"{PERSON}\s+(?:leads|heads|manages|runs)\s+the\s+((?:[A-Z][\w&]*\s?)+?)\s+team")
@@ -111,6 +138,69 @@ def _org(name: str) -> EntityFound | None:
     return EntityFound(name, "organization")
 
 
+def _named(value: str) -> EntityFound | None:
+    """The person a whole value names ("Dr. Siobhán Kehoe MVB" -> Siobhán Kehoe); not a role
+    written in capitals ("Chief Executive", "Board of Directors")."""
+    match = _A_NAME.fullmatch(value.strip())
+    if match is None or _JOB_TITLE.search(match.group(1)) or _ORG_WORDS.search(match.group(1)):
+        return None
+    return _person(match.group(1))
+
+
+def _title(clause: str) -> str | None:
+    """The job title a clause is, or None: a short phrase naming a job, not an organisation."""
+    clause = clause.strip()
+    if len(clause.split()) > LISTED_TITLE_WORDS or _ORG_WORDS.search(clause) or not _JOB_TITLE.search(clause):
+        return None
+    return clause
+
+
+def _record_people(row: dict[str, str]) -> tuple[list[EntityFound], list[RelationFound]]:
+    """The people a record names: the person a staff directory's row is about, with title and
+    team, and whom they report to; and anyone a job-named column holds."""
+    columns = {name.lower().replace("_", " ").strip(): value for name, value in row.items()}
+    people: list[EntityFound] = []
+    relations: list[RelationFound] = []
+    subject = next((_named(v) for c, v in columns.items() if c in _NAME_COLUMNS), None)
+    if subject is not None:
+        # The column says it is a title: any job, "Job Scheduler" as much as "Site Manager".
+        title = next((v for c, v in columns.items() if c in _TITLE_COLUMNS), "")
+        if title and len(title.split()) <= LISTED_TITLE_WORDS:
+            subject.properties["role"] = title
+            team = next((v for c, v in columns.items() if c in _TEAM_COLUMNS), None)
+            if team:
+                subject.properties["team"] = team
+            people.append(subject)
+        else:
+            subject = None  # a name column alone may name a customer or a product
+    for column, value in columns.items():
+        if column in _NAME_COLUMNS or not (column in _MANAGER_COLUMNS or _JOB_TITLE.search(column)):
+            continue
+        person = _named(value)
+        if person is None:
+            continue
+        people.append(person)
+        if subject is not None and column in _MANAGER_COLUMNS and person.key != subject.key:
+            relations.append(RelationFound(subject, "reports_to", person))
+    return people, relations
+
+
+def _listed(statement: str) -> tuple[list[EntityFound], list[RelationFound]]:
+    """The person an org chart's line is about, with title, and whom they report to."""
+    match = _LISTED.match(statement)
+    if match is None:
+        return [], []
+    person, title = _person(match.group(1)), _title(match.group(2))
+    if person is None or title is None:
+        return [], []
+    person.properties["role"] = title
+    manager = _REPORTS_TO.search(match.group(3))
+    target = _person(manager.group(1)) if manager else None
+    if target is None or target.key == person.key:
+        return [person], []
+    return [person, target], [RelationFound(person, "reports_to", target)]
+
+
 def extract(statement: str, *, client_document: bool = False) -> tuple[list[EntityFound], list[RelationFound]]:
     """Entities named by one statement and the relationships it states."""
     entities: list[EntityFound] = []
@@ -120,6 +210,17 @@ def extract(statement: str, *, client_document: bool = False) -> tuple[list[Enti
         if entity is not None:
             entities.append(entity)
         return entity
+
+    row = cells(statement)
+    if row:
+        for found in (found_people := _record_people(row))[0]:
+            keep(found)
+        relations += found_people[1]
+    else:
+        listed, reports = _listed(statement)
+        for found in listed:
+            keep(found)
+        relations += reports
 
     role = _ROLE_SUBJECT.match(statement)
     if role:

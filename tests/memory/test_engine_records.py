@@ -974,3 +974,82 @@ def test_a_manager_asked_of_someone_is_asked_though_the_first_fact_says_manager_
 )
 def test_what_a_prompt_asks_of_someone_follows_a_possessive(prompt: str, possessed: list[str]) -> None:
     assert [m.group(1).strip() for m in search._POSSESSED.finditer(prompt)] == possessed
+
+
+SITE_CHART = """# Organisation chart
+
+## Reporting to the CEO
+
+- Callum Rennie, Head of Commercial — reports to Morwenna Tregarthen
+- Fenella Graystock, Head of Operations — reports to Morwenna Tregarthen
+
+## Operations
+
+- Nadia Kowalczyk, Site Manager, Sheffield Cross-Dock — reports to Fenella Graystock
+- Gareth Pryce, Site Manager, Felixstowe Port Hub — reports to Fenella Graystock
+"""
+SITE_TABLE = """site_id,site_name,city,pallet_capacity,site_manager
+S01,Felixstowe Port Hub,Felixstowe,21000,Gareth Pryce
+S06,Sheffield Cross-Dock,Sheffield,4100,Nadia Kowalczyk
+"""
+ALL_HANDS_USERS = [member("U1", "Morwenna Tregarthen", "Chief Executive Officer")]
+ALL_HANDS_DAY = [
+    said(
+        "U1",
+        "Welcome to the Sheffield night team who start tonight. Nadia and her team have done a brilliant job "
+        "recruiting 14 people in six weeks.",
+        "1772409600.000100",
+    ),
+]
+
+
+def test_an_org_chart_line_makes_its_person_known_with_title_and_manager(workspace: Workspace, tmp_path: Path) -> None:
+    folder_import(workspace, tmp_path / "chart", {"org/org-chart.md": SITE_CHART})
+
+    nadia = workspace.entities.get(label="Nadia Kowalczyk")
+    assert (nadia.type, nadia.properties) == ("person", {"role": "Site Manager"})
+    assert set(workspace.relationships.filter(type="reports_to").values_list("subject__label", "target__label")) == {
+        ("Callum Rennie", "Morwenna Tregarthen"),
+        ("Fenella Graystock", "Morwenna Tregarthen"),
+        ("Nadia Kowalczyk", "Fenella Graystock"),
+        ("Gareth Pryce", "Fenella Graystock"),
+    }
+
+
+def test_that_manager_is_the_person_the_hop_s_fact_calls_a_manager_not_the_author_of_the_message(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # The message is the CEO's and names Nadia by her first name only; the org chart makes her
+    # a person. Both bridges lead to an org chart line saying whom someone reports to; the
+    # CEO's, under "Reporting to the CEO", holds more of the prompt, but "that manager" is the
+    # one whose line calls her a manager.
+    files = {
+        "org/org-chart.md": SITE_CHART,
+        "tables/sites.csv": SITE_TABLE,
+        **slack_day("general", "2026-03-02", ALL_HANDS_USERS, ALL_HANDS_DAY),
+    }
+    folder_import(workspace, tmp_path / "sites", files)
+
+    result = retrieve(
+        workspace,
+        "The CEO thanked a manager for hiring a new 14-person night team in six weeks. Who does that manager report to?",
+        limit=10,
+    )
+
+    line = next(f for f in result.facts if f.statement.startswith("Nadia Kowalczyk, Site Manager"))
+    assert line.linked == "hop"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "asked"),
+    [
+        ("Who's the owner of the scaffold firm at the Adamstown Heights job, and what's their mobile?", {"mobil"}),
+        ("Which team is the person who approved the budget freeze on?", {"team"}),
+        ("Who on the Sheffield team reports to Nadia, and what's their job?", {"report", "job"}),
+        ("What happened to Maria's job in August?", {"job"}),  # hers
+    ],
+)
+def test_a_thing_s_noun_after_its_name_is_no_attribute_asked_of_a_person(prompt: str, asked: set[str]) -> None:
+    query = [QueryTerm(t, 1.0, 1.0) for t in terms(prompt)]
+
+    assert search._attributes_asked(query, prompt) == asked
