@@ -79,6 +79,8 @@ _EARLIEST = {"oldest", "earliest", "longest", "first", "soonest", "next"}
 _LATEST = {"newest", "latest", "youngest", "recent", "recently", "last"}
 _WEAK = {"first", "most", "least", "top", "last", "recent", "latest", "next", "max", "min", "best", "worst"}
 _WORD = re.compile(r"[a-z]+")  # "longest-serving" is "longest" and "serving"
+# "Most of December's misses", "at least a week": a quantity, not the row at an extreme.
+_QUANTIFIER = re.compile(r"\b(?:most|least)\s+of\b|\bat\s+(?:least|most)\b")
 # "Customer the longest": a duration of a relationship is measured from its start date.
 _SINCE_WORDS = {"longest", "oldest", "newest", "earliest", "youngest", "recently"}
 _START_NAMES = (
@@ -171,7 +173,8 @@ class Superlative:
 
 def superlative(prompt: str) -> Superlative | None:
     """The superlative the prompt asks for, if any ("Who has been a customer the longest?")."""
-    found = [w for w in _WORD.findall(prompt.lower()) if w in _SMALLEST | _LARGEST | _EARLIEST | _LATEST]
+    words = _WORD.findall(_QUANTIFIER.sub(" ", prompt.lower()))
+    found = [w for w in words if w in _SMALLEST | _LARGEST | _EARLIEST | _LATEST]
     return Superlative(found) if found else None
 
 

@@ -685,7 +685,9 @@ def _second_hop(
         out.append(_fact_hit(index, candidate, min(parent.relevance_score, relevance), linked=HOP))
         added += 1
         if extended < HOP_EXTENSIONS:
-            further = _hop_on(index, query, parent.fact_id, candidate, prompt, seen - below, hiding_in)
+            # Never the hop's own fact again, though it was listed lower down: it names the
+            # next bridge too ("Stuart McKellar … reports to Fenella Graystock").
+            further = _hop_on(index, query, parent.fact_id, candidate, prompt, (seen - below) | {statement}, hiding_in)
             if further is not None:
                 statement = first(further, "statement", "").strip().lower()
                 seen.add(statement)

@@ -1053,3 +1053,40 @@ def test_a_thing_s_noun_after_its_name_is_no_attribute_asked_of_a_person(prompt:
     query = [QueryTerm(t, 1.0, 1.0) for t in terms(prompt)]
 
     assert search._attributes_asked(query, prompt) == asked
+
+
+FREEZER_RULES = """# Working safely in cold stores
+
+Owner: Health & Safety Manager (Quality & Compliance team)
+
+- In deep frozen chambers (below -24 °C) the limit is 45 minutes, then a 15-minute warm-up break.
+"""
+FREEZER_DIRECTORY = [
+    {"name": "Stuart McKellar", "title": "Site Manager", "location": "Teesport Freezer Centre", "mobile": "07700 900 311"},
+    {"name": "Yusuf Demir", "title": "Health & Safety Manager", "location": "Head office", "mobile": "07700 900 350"},
+]
+FREEZER_CHART = """# Organisation chart
+
+- Stuart McKellar, Site Manager, Teesport Freezer Centre — reports to Fenella Graystock
+- Yusuf Demir, Health & Safety Manager — reports to Dr Ines Carvalho
+"""
+
+
+def test_a_hop_s_own_fact_is_not_listed_again_as_the_link_after_it(workspace: Workspace, tmp_path: Path) -> None:
+    # The directory row of the freezer centre's manager leads to his org chart line, which
+    # names his manager: the link after it, from that line, must not be the line itself.
+    files = {
+        "handbook/cold-store-safety.md": FREEZER_RULES,
+        "tables/staff-directory.json": json.dumps(FREEZER_DIRECTORY),
+        "org/org-chart.md": FREEZER_CHART,
+    }
+    folder_import(workspace, tmp_path / "freezer", files)
+
+    result = retrieve(
+        workspace,
+        "Whoever owns our rules on how long people can spend in the freezer chambers: what's their name, and who is their boss?",
+        limit=10,
+    )
+
+    statements = [f.statement for f in result.facts]
+    assert len(statements) == len(set(statements))

@@ -83,6 +83,24 @@ def test_a_prompt_without_a_superlative_has_none() -> None:
     assert superlative("When does the Kestrel contract end?") is None
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Most of December's delivery misses came from one site: what OTIF did that site record in February?",
+        "Which carriers must give at least a week's notice?",
+        "Can a driver work at most six nights in a row?",
+    ],
+)
+def test_most_of_and_at_least_are_quantities_not_superlatives(prompt: str) -> None:
+    assert superlative(prompt) is None
+
+
+def test_a_quantifier_leaves_a_superlative_beside_it_asked() -> None:
+    wanted = superlative("Of the sites with at least two chambers, which has the most pallet positions?")
+
+    assert wanted is not None and wanted.words == ["most"]
+
+
 def test_bridge_values_are_names_the_prompt_does_not_already_say() -> None:
     statement = (
         "customer_id: C-1003; customer_name: Kestrel Seafoods Ltd; signup_date: 2012-04-02; "
