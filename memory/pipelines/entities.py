@@ -212,15 +212,10 @@ def extract(statement: str, *, client_document: bool = False) -> tuple[list[Enti
         return entity
 
     row = cells(statement)
-    if row:
-        for found in (found_people := _record_people(row))[0]:
-            keep(found)
-        relations += found_people[1]
-    else:
-        listed, reports = _listed(statement)
-        for found in listed:
-            keep(found)
-        relations += reports
+    people, reported = _record_people(row) if row else _listed(statement)
+    for found in people:
+        keep(found)
+    relations += reported
 
     role = _ROLE_SUBJECT.match(statement)
     if role:
