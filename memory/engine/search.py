@@ -68,7 +68,7 @@ from memory.engine.rank import (
     rank_final,
 )
 from memory.engine.synonyms import SYNONYM_WEIGHT, synonyms
-from memory.engine.text import CAPITALS, SMALLS, terms
+from memory.engine.text import CAPITALS, NAME_TITLES, SMALLS, terms
 from memory.engine.triage import triage as triage_prompt
 from memory.engine.types import (
     ANSWER,
@@ -109,7 +109,7 @@ TITLE_PHRASES = 3  # capitalised phrases of a sentence tried as bridges
 _TITLE_PHRASE = re.compile(r"[A-Z][\w'-]*(?:\s+(?:&|and|of|for)?\s*[A-Z][\w'-]*)+")
 _PHRASE_OPENERS = {"the", "a", "an", "our", "this", "that", "if", "when", "all", "every"}
 _FIRST_NAME = re.compile(rf"\b[{CAPITALS}][{SMALLS}]+\b(?! [{CAPITALS}])")  # a capitalised word no capitalised word follows
-_HONORIFIC = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+$")  # "Dr. Phelan": a surname, not a name said alone
+_HONORIFIC = re.compile(rf"\b(?:{NAME_TITLES})\.?\s+$")  # "Dr. Phelan": a surname, not a name said alone
 HOLDING_HITS = 20  # best facts read to learn whether a record's cell or a message's author is a phrase
 FIRST_NAMES = 2  # names said alone in a sentence tried as bridges
 RECORD_KEYS = 2  # a sentence's codes, phrases or words tried as bridges for being a record's cell
@@ -129,9 +129,8 @@ _POSSESSED = re.compile(
     r"|\b(?:their|his|her|whose))((?:\s+[\w-]+){1,2})"
 )
 # A thing's noun written after its name ("the Adamstown Heights job", "the Sheffield team"):
-# not an attribute asked of a person.
-# A capitalised word where no sentence starts ("Which team ..." asks for a team), and not a
-# possessive ("Maria's job" is hers).
+# not an attribute asked of a person. The name is a capitalised word where no sentence starts
+# ("Which team ..." asks for a team), and not a possessive ("Maria's job" is hers).
 _NAMED_THING = re.compile(rf"(?<![.!?:]\s)(?<=\s)[{CAPITALS}][\w'&-]*(?<!'s)\s+(job|team|department)\b")
 # "Who does that manager report to?": the person a bridge leads to is the one its fact calls a
 # manager, not another person the first fact names (the CEO who wrote the message).

@@ -17,6 +17,9 @@ _LATIN = [*range(0xC0, 0x250), *range(0x1E00, 0x1F00)]  # Latin-1 and Latin Exte
 # class: a name is written "Seán", "Zielińska" or "Nguyễn" as often as "Sean".
 CAPITALS = "A-Z" + "".join(chr(c) for c in _LATIN if chr(c).isupper())
 SMALLS = "a-z" + "".join(chr(c) for c in _LATIN if chr(c).islower())
+# The titles written before a name, not part of it ("Dr. Phelan", "Dr Ines Carvalho"), for an
+# alternation: the entities read and the names a sentence says alone leave them out alike.
+NAME_TITLES = "Dr|Prof|Mr|Mrs|Ms|Mx"
 _WORD = re.compile(r"[0-9a-z]+(?:[.,][0-9]+)*", re.IGNORECASE)
 # A Snowball stemmer object keeps state while it stems: one per thread (threaded gunicorn
 # workers stem concurrently; a shared one raced and raised IndexError).

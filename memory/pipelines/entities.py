@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memory.engine.records import cells
-from memory.engine.text import CAPITALS, SMALLS
+from memory.engine.text import CAPITALS, NAME_TITLES, SMALLS
 
 # A name's word: "Nadia", "Okonkwo-Reid", "McKellar", "O'Brien".
 NAME = rf"(?:O')?[{CAPITALS}][{SMALLS}]+(?:[{CAPITALS}][{SMALLS}]+)?(?:[-'][{CAPITALS}][{SMALLS}]+)*"
 PERSON = rf"({NAME}(?:\s+(?:van|de|der|da|di|del|le|la)\s+)?(?:\s+{NAME}){{1,2}})"
-HONORIFIC = r"(?:(?:Dr|Prof|Mr|Mrs|Ms|Mx)\.?\s+)?"  # before a name, not part of it
+HONORIFIC = rf"(?:(?:{NAME_TITLES})\.?\s+)?"  # before a name, not part of it
 POSTNOMINALS = r"(?:\s+[A-Z][A-Za-z]*[A-Z][A-Za-z]*)*"  # after it: "Niamh Doyle RVN", "Anjali Rao DipECVDI"
 _ROLE_SUBJECT = re.compile(
     rf"^{PERSON}\s+(?:is|was|has been|became|remains|will be)\s+(?:now\s+)?(?:the|our|a|an)\s+([^,.;]+?)(?:\s+and\s+|[,.;]|$)"
