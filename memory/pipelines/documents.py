@@ -165,7 +165,11 @@ def document_store(source: Source, raw: RawDocument, digest: str, table: EntityT
         known = table.by_key
         for fact, found_statement in zip(facts, found):
             ents, rels = entity_extraction.statement_entities(
-                fact.statement, author=found_statement.author, client_document=client_doc, own_name=workspace.name
+                fact.statement,
+                author=found_statement.author,
+                client_document=client_doc,
+                own_name=workspace.name,
+                parent=found_statement.parent,
             )
             keys = set()
             for ent in ents:

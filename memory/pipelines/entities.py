@@ -76,7 +76,9 @@ _JOB_TITLE = re.compile(
     r"manager|director|engineer|developer|analyst|designer|officer|controller|specialist|"
     r"coordinator|architect|scientist|dri|owner|member|recruiter|representative|consultant|"
     r"intern|administrator|counsel|sponsor|partner|chair|secretary|accountant|researcher|"
-    r"strategist|advisor|adviser|executive|associate|assistant|principal|champion|buyer)s?\b",
+    r"strategist|advisor|adviser|executive|associate|assistant|principal|champion|buyer|supervisor|"
+    r"planner|scheduler|broker|generalist|technician|electrician|mechanic|installer|inspector|"
+    r"pharmacist|nurse|surgeon|clerk|receptionist|dispatcher|driver|bookkeeper|apprentice)s?\b",
     re.IGNORECASE,
 )
 _DECIDED_BY = re.compile(rf"\b((?:ADR|RFC|DEC)-?\d+)\s+was\s+(?:decided|approved)\s+by\s+(?:the\s+)?{PERSON}")
@@ -185,8 +187,9 @@ def _record_people(row: dict[str, str]) -> tuple[list[EntityFound], list[Relatio
     return people, relations
 
 
-def _listed(statement: str) -> tuple[list[EntityFound], list[RelationFound]]:
-    """The person an org chart's line is about, with title, and whom they report to."""
+def _listed(statement: str, parent: str = "") -> tuple[list[EntityFound], list[RelationFound]]:
+    """The person an org chart's line is about, with title, and whom they report to: whom the
+    line names, else the person of the org chart line it is nested under (`parent`)."""
     match = _LISTED.match(statement)
     if match is None:
         return [], []
@@ -196,13 +199,19 @@ def _listed(statement: str) -> tuple[list[EntityFound], list[RelationFound]]:
     person.properties["role"] = title
     manager = _REPORTS_TO.search(match.group(3))
     target = _person(manager.group(1)) if manager else None
+    if target is None and parent:
+        above = _listed(parent)[0]
+        target = EntityFound(above[0].label, "person") if above else None
     if target is None or target.key == person.key:
         return [person], []
     return [person, target], [RelationFound(person, "reports_to", target)]
 
 
-def extract(statement: str, *, client_document: bool = False) -> tuple[list[EntityFound], list[RelationFound]]:
-    """Entities named by one statement and the relationships it states."""
+def extract(
+    statement: str, *, client_document: bool = False, parent: str = ""
+) -> tuple[list[EntityFound], list[RelationFound]]:
+    """Entities named by one statement and the relationships it states; `parent` is the list
+    item the statement is nested under, if any (`extract.Statement.parent`)."""
     entities: list[EntityFound] = []
     relations: list[RelationFound] = []
 
@@ -212,7 +221,7 @@ def extract(statement: str, *, client_document: bool = False) -> tuple[list[Enti
         return entity
 
     row = cells(statement)
-    people, reported = _record_people(row) if row else _listed(statement)
+    people, reported = _record_people(row) if row else _listed(statement, parent)
     for found in people:
         keep(found)
     relations += reported
@@ -339,13 +348,13 @@ def mentions(statement: str, known: dict[str, str]) -> set[str]:
 
 
 def statement_entities(
-    statement: str, *, author: str, client_document: bool, own_name: str
+    statement: str, *, author: str, client_document: bool, own_name: str, parent: str = ""
 ) -> tuple[list[EntityFound], list[RelationFound]]:
     """What one stored statement adds to the graph: `extract`, plus the rules that need its
     document and workspace. The author of a message is a person (the same key as in documents,
     so one person in Slack, mail and documents is one entity); a client organisation is
     `client_of` the workspace's own organisation (`own_name`)."""
-    entities, relations = extract(statement, client_document=client_document)
+    entities, relations = extract(statement, client_document=client_document, parent=parent)
     author = author.strip()
     if author and "@" not in author and len(author.split()) >= 2:
         entities.append(EntityFound(author, "person"))

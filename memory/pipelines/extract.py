@@ -3,7 +3,9 @@
 Markdown is read line by line: headings set the heading path, each bullet and each sentence
 of a paragraph becomes a statement, table rows become "Column: value" statements, code blocks
 are skipped. A statement that does not name its subject ("Status: at risk" under "## Project
-Atlas") is prefixed with its heading, so every fact reads on its own.
+Atlas") is prefixed with its heading, so every fact reads on its own. A list item nested under
+another keeps that item as its `parent` (an org chart's "Omar Haddad — Billing Analyst" under
+"Lauren Fiske — Billing Manager" reports to her: `entities.extract` reads it).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from memory.engine.text import term_set
 from memory.sources.base import Message
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
+_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
+TAB_COLUMNS = 4  # a tab indents a list item as far as four spaces (CommonMark's tab stop)
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 # Emphasis and code spans as CommonMark reads them: `*` and backticks work inside words, `_`
@@ -42,6 +45,7 @@ class Statement:
     effective_date: dt.date | None = None  # overrides the document's date (message time)
     author: str = ""  # who said it (chat and mail)
     locator: str = ""  # the message it came from (Message.ref), kept as the fact's provenance
+    parent: str = ""  # the list item this one is nested under, as written (markdown lists)
 
 
 def message_statements(title: str, messages: list[Message]) -> list[Statement]:
@@ -98,21 +102,23 @@ def _self_contained(statement: str, heading: str) -> str:
     return statement
 
 
-def _block_lines(text: str) -> Iterator[tuple[str, str]]:
-    """(kind, text) for heading/bullet/paragraph/table lines, code fences removed. A list
-    item's continuation lines (a hard-wrapped item, indented or not) belong to the item, as
-    CommonMark reads them: "4. For stock at Daventry,\n   the QA pharmacist is informed" is
-    one statement, not two halves."""
+def _block_lines(text: str) -> Iterator[tuple[str, str, int]]:
+    """(kind, text, indent) for heading/bullet/paragraph/table lines, code fences removed; the
+    indent is a list item's marker column (0 for the rest). A list item's continuation lines
+    (a hard-wrapped item, indented or not) belong to the item, as CommonMark reads them:
+    "4. For stock at Daventry,\n   the QA pharmacist is informed" is one statement, not two
+    halves."""
     in_code = False
     paragraph: list[str] = []
     item: list[str] = []  # the open list item's lines
+    indent = 0  # and its marker's column
 
-    def flush() -> Iterator[tuple[str, str]]:
+    def flush() -> Iterator[tuple[str, str, int]]:
         if item:
-            yield "bullet", " ".join(item)
+            yield "bullet", " ".join(item), indent
             item.clear()
         if paragraph:
-            yield "para", " ".join(paragraph)
+            yield "para", " ".join(paragraph), 0
             paragraph.clear()
 
     for raw in text.splitlines():
@@ -128,11 +134,12 @@ def _block_lines(text: str) -> Iterator[tuple[str, str]]:
         if not line.strip() or heading or bullet or line.lstrip().startswith("|"):
             yield from flush()
         if heading:
-            yield f"h{len(heading.group(1))}", heading.group(2)
+            yield f"h{len(heading.group(1))}", heading.group(2), 0
         elif bullet:
-            item.append(bullet.group(1))
+            item.append(bullet.group(2))
+            indent = len(bullet.group(1).expandtabs(TAB_COLUMNS))
         elif line.lstrip().startswith("|"):
-            yield "table", line
+            yield "table", line, 0
         elif line.strip():
             (item or paragraph).append(line.strip().lstrip(">").strip())
     yield from flush()
@@ -151,7 +158,7 @@ def statements(title: str, text: str, fmt: str = "markdown") -> list[Statement]:
         names = [title] + [h for _, h in headings if h != title]
         return " > ".join(names)
 
-    def add(candidate: str) -> None:
+    def add(candidate: str, parent: str = "") -> None:
         candidate = clean_inline(candidate)
         if len(candidate) < MIN_CHARS or not re.search(r"[A-Za-z]", candidate):
             return
@@ -160,7 +167,7 @@ def statements(title: str, text: str, fmt: str = "markdown") -> list[Statement]:
                 continue
             if len(sentence) > MAX_CHARS:
                 sentence = sentence[: MAX_CHARS - 1].rsplit(" ", 1)[0] + "…"
-            out.append(Statement(_self_contained(sentence, current_heading()), path(), len(out)))
+            out.append(Statement(_self_contained(sentence, current_heading()), path(), len(out), parent=parent))
 
     if fmt != "markdown":
         for block in re.split(r"\n\s*\n", text):
@@ -171,7 +178,10 @@ def statements(title: str, text: str, fmt: str = "markdown") -> list[Statement]:
                 add(sentence)
         return out
 
-    for kind, value in _block_lines(text):
+    items: list[tuple[int, str]] = []  # the open list items a nested one sits under: (indent, text)
+    for kind, value, indent in _block_lines(text):
+        if kind != "bullet":
+            items.clear()
         if kind.startswith("h"):
             level = int(kind[1:])
             name = clean_inline(value)
@@ -180,7 +190,10 @@ def statements(title: str, text: str, fmt: str = "markdown") -> list[Statement]:
             headings = [h for h in headings if h[0] < level] + [(level, name)]
             table_header = None
         elif kind == "bullet":
-            add(value)
+            while items and items[-1][0] >= indent:
+                items.pop()
+            add(value, items[-1][1] if items else "")
+            items.append((indent, clean_inline(value)))
         elif kind == "table":
             cells = [clean_inline(c) for c in value.strip().strip("|").split("|")]
             if _TABLE_SEP.match(value):

@@ -1090,3 +1090,28 @@ def test_a_hop_s_own_fact_is_not_listed_again_as_the_link_after_it(workspace: Wo
 
     statements = [f.statement for f in result.facts]
     assert len(statements) == len(set(statements))
+
+
+NESTED_CHART = """# Org Chart
+
+## Finance (under the CFO)
+
+- **Lauren Fiske** — Billing Manager. Reports to Priya Raghunathan.
+  - Omar Haddad — Billing Analyst
+- **Nicole Tran** — HR Generalist. Reports to Renée Castellanos.
+"""
+
+
+def test_an_org_chart_line_nested_under_a_manager_s_line_reports_to_that_manager(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    folder_import(workspace, tmp_path / "chart", {"org-chart.md": NESTED_CHART})
+
+    assert set(workspace.relationships.filter(type="reports_to").values_list("subject__label", "target__label")) == {
+        ("Lauren Fiske", "Priya Raghunathan"),
+        ("Omar Haddad", "Lauren Fiske"),
+        ("Nicole Tran", "Renée Castellanos"),
+    }
+    result = retrieve(workspace, "Who does Omar Haddad report to?", limit=10)
+    assert ("Omar Haddad", "reports_to", "Lauren Fiske") in {(r.source, r.type, r.target) for r in result.relationships}
+

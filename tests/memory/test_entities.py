@@ -147,3 +147,55 @@ def test_a_name_column_with_no_title_beside_it_is_no_person() -> None:
     people, _ = _people("client_id: C-104; name: Kilkenny Hunt Stables; type: Equine yard; town: Kilkenny")
 
     assert people == {}
+
+
+@pytest.mark.parametrize(
+    ("statement", "parent", "relations"),
+    [
+        # Nested under her line, with no manager of his own: he reports to her.
+        (
+            "Finance (under the CFO): Omar Haddad — Billing Analyst",
+            "Lauren Fiske — Billing Manager. Reports to Priya Raghunathan.",
+            [("Omar Haddad", "reports_to", "Lauren Fiske")],
+        ),
+        ("Kevin Szabo — Shift Supervisor, 1st Shift", "Angela Brooks — General Manager, Columbus DC (CMH).", [
+            ("Kevin Szabo", "reports_to", "Angela Brooks"),
+        ]),
+        # A manager the line names wins over the line it sits under.
+        (
+            "José Peña — EHS Manager. Reports to Tom Brezinski.",
+            "Angela Brooks — General Manager, Columbus DC (CMH).",
+            [("José Peña", "reports_to", "Tom Brezinski")],
+        ),
+        # Under a line that is no person's entry (a team, a plain bullet), nobody is the manager.
+        ("Mike Dolan — Carrier Manager", "Brokerage desk (Chicago)", []),
+        ("Mike Dolan — Carrier Manager", "Carriers are paid on 30-day terms", []),
+        # Under an org chart line, a line that is no entry itself reports to nobody.
+        ("Weekly review on Mondays, 9:00", "Angela Brooks — General Manager, Columbus DC (CMH).", []),
+    ],
+)
+def test_an_org_chart_line_nested_under_another_reports_to_that_line_s_person(
+    statement: str, parent: str, relations: list[tuple[str, str, str]]
+) -> None:
+    _, found = extract(statement, parent=parent)
+
+    assert [(r.subject.label, r.type, r.target.label) for r in found] == relations
+
+
+@pytest.mark.parametrize(
+    ("statement", "role"),
+    [
+        ("Kevin Szabo — Shift Supervisor, 1st Shift (6:00 AM – 2:30 PM)", "Shift Supervisor"),
+        ("Jess Whitaker — Transportation Planner (parcel and LTL routing)", "Transportation Planner"),
+        ("Sam Petrakis — Senior Freight Broker", "Senior Freight Broker"),
+        ("Nicole Tran — HR Generalist. Reports to Renée Castellanos.", "HR Generalist"),
+        ("Hannah Lowe — Job Scheduler, Wollongong (reports to Priya Nandakumar)", "Job Scheduler"),
+        ("Declan Ryan — Warranty Technician (reports to Aroha Ngata)", "Warranty Technician"),
+        ("Ellie Marsh — Apprentice Electrician, 3rd year (reports to Tui Faleolo)", "Apprentice Electrician"),
+        ("Rhiannon Price, QA Pharmacist (Responsible Person, GDP) — reports to Dr Ines Carvalho", "QA Pharmacist"),
+    ],
+)
+def test_a_floor_or_trade_job_is_a_title_too(statement: str, role: str) -> None:
+    people, _ = _people(statement)
+
+    assert [props.get("role") for props in people.values()][0] == role

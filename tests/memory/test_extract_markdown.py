@@ -56,3 +56,28 @@ def test_a_heading_a_table_or_a_code_fence_after_an_item_is_not_part_of_it() -> 
         "Regime: Deep frozen; Range: -25 °C or colder",
         "Ranges: Deep frozen chambers are checked hourly",
     ]
+
+
+def test_a_nested_list_item_keeps_the_item_it_sits_under_as_its_parent() -> None:
+    found = statements(
+        "Org Chart",
+        "# Org Chart\n\n## Finance\n\n"
+        "- **Lauren Fiske** — Billing Manager. Reports to Priya Raghunathan.\n"
+        "\t- Omar Haddad — Billing Analyst\n"
+        "    - Ines Moreau — Credit Controller\n"
+        "      - Theo Marsh — Billing Intern\n"
+        "- **Rachel Kim** — Senior Account Manager.\n"
+        "## People\n\n"
+        "  - Nicole Tran — HR Generalist\n",
+    )
+
+    assert [(s.text.removeprefix("Finance: "), s.parent) for s in found] == [
+        ("Lauren Fiske — Billing Manager. Reports to Priya Raghunathan.", ""),
+        ("Omar Haddad — Billing Analyst", "Lauren Fiske — Billing Manager. Reports to Priya Raghunathan."),
+        # A tab is as deep as four spaces: beside Omar, not under him.
+        ("Ines Moreau — Credit Controller", "Lauren Fiske — Billing Manager. Reports to Priya Raghunathan."),
+        ("Theo Marsh — Billing Intern", "Ines Moreau — Credit Controller"),
+        ("Rachel Kim — Senior Account Manager.", ""),
+        # A heading ends the list: an indented first item is under nothing.
+        ("People: Nicole Tran — HR Generalist", ""),
+    ]
