@@ -947,10 +947,15 @@ def _bridges(
     place = bool(_PLACE_ASKED.search(prompt_lower))
     text = statement[speaker.end() :] if speaker else statement
     labels += _record_keys(index, text, prompt_lower, labels, phrases=bool(speaker) or place, words=place)
-    if speaker:
-        if speaker.group(1).lower() not in prompt_lower:
-            people.add(speaker.group(1))  # a bridge only to the person's own record
+    if speaker and _authored(doc, speaker.group(1)) and speaker.group(1).lower() not in prompt_lower:
+        people.add(speaker.group(1))  # a bridge only to the person's own record
     return labels, named, people, doc
+
+
+def _authored(doc: dict[str, Any], name: str) -> bool:
+    """Whether the index document is a message `name` wrote, not a document's sentence after
+    its heading ("Meridian Internal FAQ: Savannah: FedEx and UPS.")."""
+    return bool(first(doc, "message", "")) or f"{name}|person" in (doc.get("entities") or [])
 
 
 def _full_names(index: LoadedIndex, statement: str, prompt_lower: str, labels: list[str]) -> list[str]:

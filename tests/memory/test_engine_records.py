@@ -1115,3 +1115,21 @@ def test_an_org_chart_line_nested_under_a_manager_s_line_reports_to_that_manager
     result = retrieve(workspace, "Who does Omar Haddad report to?", limit=10)
     assert ("Omar Haddad", "reports_to", "Lauren Fiske") in {(r.source, r.type, r.target) for r in result.relationships}
 
+
+def test_a_document_s_heading_before_its_sentence_is_no_author_to_bridge_to(workspace: Workspace, tmp_path: Path) -> None:
+    # "Internal FAQ: Savannah: FedEx and UPS." reads like a chat message of "Internal FAQ";
+    # only a message's author (or a person the statement names) is a bridge to someone's record.
+    faq = "# Internal FAQ\n\nSavannah: FedEx and UPS.\n"
+    users = [member("U1", "Darnell Hayes", "General Manager")]
+    day = [said("U1", "Savannah: dock 4 is closed until Friday.", "1772409600.000100")]
+    folder_import(workspace, tmp_path / "faq", {"faq.md": faq, **slack_day("savannah", "2026-03-02", users, day)})
+    index = index_for(workspace)
+    assert index is not None
+    prompt = "who handles parcel carriers at savannah"
+
+    def people(holding: str) -> set[str]:
+        fact = Fact.objects.get(workspace=workspace, statement__contains=holding)
+        return search._bridges(index, fact.pk, prompt, set(terms(prompt)))[2]
+
+    assert people("FedEx and UPS") == set()
+    assert people("dock 4 is closed") == {"Darnell Hayes"}
