@@ -135,6 +135,9 @@ _NAMED_THING = re.compile(rf"(?<![.!?:]\s)(?<=\s)[{CAPITALS}][\w'&-]*(?<!'s)\s+(
 # "Who does that manager report to?": the person a bridge leads to is the one its fact calls a
 # manager, not another person the first fact names (the CEO who wrote the message).
 _DEMONSTRATED = re.compile(r"\b(?:that|this|the same)\s+([a-z]+)\b")
+# "José asked someone to put a drain mat by the eyewash. Who's that person's boss?": the one
+# asked about is not a person the prompt names, though a bridge leads to them too.
+_UNNAMED = re.compile(r"\b(?:someone|somebody|whoever|that person|the person (?:who|that))\b")
 _CODE = re.compile(r"(?<![\w-])[A-Z]{1,5}-\d[\w-]*(?![\w-])")  # "T-118", "INC-2026-017": what a table's rows are numbered by
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
 
@@ -766,7 +769,8 @@ def _hop_from(
         labels = labels + sorted(people - set(labels))
     followed = labels if through_any else [label for label in labels if label in named] or labels
     demonstrated = {t for m in _DEMONSTRATED.finditer(prompt_lower) for t in terms(m.group(1))} & {q.term for q in remaining}
-    best: tuple[bool, float, float, dict[str, Any]] | None = None
+    said = set(re.findall(r"[\w'-]+", prompt_lower)) if _UNNAMED.search(prompt_lower) else set()
+    best: tuple[bool, bool, float, float, dict[str, Any]] | None = None
     for label in followed:
         asked = attribute if attribute and label in people else remaining
         found = _hop_fact(index, label, asked, seen, hiding_in, label in named, [] if label in people else contact)
@@ -776,11 +780,12 @@ def _hop_from(
         # whole for each: bridges are compared by what the chain then holds of the prompt.
         held = joint_coverage(query, [*(before or []), *_doc_terms([parent, found[1]])])
         called = bool(demonstrated & set(first(found[1], "terms", "").split()))
-        if best is None or (called, held, found[0]) > best[:3]:
-            best = (called, held, found[0], found[1])
+        unnamed = label not in people or not said & set(label.lower().split())
+        if best is None or (called, unnamed, held, found[0]) > best[:4]:
+            best = (called, unnamed, held, found[0], found[1])
     if best is None:
         return None
-    return joint_coverage(query, _doc_terms([parent, best[3]])), best[3]
+    return joint_coverage(query, _doc_terms([parent, best[4]])), best[4]
 
 
 def _attributes_asked(query: list[QueryTerm], prompt: str) -> set[str]:

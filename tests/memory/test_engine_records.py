@@ -1133,3 +1133,33 @@ def test_a_document_s_heading_before_its_sentence_is_no_author_to_bridge_to(work
 
     assert people("FedEx and UPS") == set()
     assert people("dock 4 is closed") == {"Darnell Hayes"}
+
+
+SAFETY_CHART = """# Org Chart
+
+- **Angela Brooks** — General Manager, Columbus DC. Reports to Tom Brezinski.
+  - Frank Mazur — Maintenance Lead
+- **José Peña** — EHS Manager. Reports to Tom Brezinski.
+"""
+SAFETY_USERS = [member("U1", "José Peña", "EHS Manager"), member("U2", "Frank Mazur", "Maintenance Lead")]
+SAFETY_DAY = [
+    said("U1", "Logged as INC-2026-011. Frank, can we get a drain mat and a sign at the eyewash by Friday?", "1774432800.000100"),
+    said("U2", "on it, mats ordered", "1774433400.000200"),
+]
+
+
+def test_someone_the_prompt_does_not_name_is_followed_rather_than_the_person_it_names(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # José's message names Frank by his first name: both are bridges to an org chart line
+    # answering "boss". The prompt names José and asks about "someone" else.
+    files = {"org/org-chart.md": SAFETY_CHART, **slack_day("safety", "2026-03-25", SAFETY_USERS, SAFETY_DAY)}
+    folder_import(workspace, tmp_path / "safety", files)
+
+    found = hop_from(
+        workspace,
+        "José asked someone to put a drain mat and a sign by the eyewash. Who's that person's boss?",
+        "can we get a drain mat",
+    )
+
+    assert "Frank Mazur — Maintenance Lead" in found
