@@ -134,6 +134,9 @@ _POSSESSED = re.compile(
 _NAMED_THING = re.compile(rf"(?<![.!?:]\s)(?<=\s)[{CAPITALS}][\w'&-]*(?<!'s)\s+(job|team|department)\b")
 # "Who does that manager report to?": the person a bridge leads to is the one its fact calls a
 # manager, not another person the first fact names (the CEO who wrote the message).
+# Words asking for someone related to a person (their manager, whom they report to): then
+# another person's contact details may be the ones asked.
+RELATION_ASKED = frozenset(terms("manager boss supervisor report reports"))
 _DEMONSTRATED = re.compile(r"\b(?:that|this|the same)\s+([a-z]+)\b")
 # "José asked someone to put a drain mat by the eyewash. Who's that person's boss?": the one
 # asked about is not a person the prompt names, though a bridge leads to them too.
@@ -763,6 +766,12 @@ def _hop_from(
     # which must then bring them ("the practice manager at the clinic ... and their mobile":
     # Clonmel -> a directory row at Clonmel, not another line about the clinic).
     contact = [q for q in remaining if q.term in CONTACT_ATTRIBUTES]
+    if contact and not {q.term for q in own} & RELATION_ASKED and _names_a_person(parent, prompt_lower):
+        # Contact details asked of someone the prompt names ("the mobile number for Bronagh
+        # Kealy") are that person's, not those of another person the fact names (her manager
+        # in her org chart line), unless the prompt asks for a relation ("her manager's").
+        labels = [label for label in labels if label not in people]
+        people = set()
     through_any = bool(contact) and not named
     if attribute:
         named = named | people
@@ -786,6 +795,14 @@ def _hop_from(
     if best is None:
         return None
     return joint_coverage(query, _doc_terms([parent, best[4]])), best[4]
+
+
+def _names_a_person(doc: dict[str, Any], prompt_lower: str) -> bool:
+    """Whether the prompt names, in full, a person the index document links."""
+    return any(
+        etype == "person" and label.lower() in prompt_lower
+        for label, _, etype in (value.rpartition("|") for value in doc.get("entities") or [])
+    )
 
 
 def _attributes_asked(query: list[QueryTerm], prompt: str) -> set[str]:

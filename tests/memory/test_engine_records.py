@@ -1163,3 +1163,27 @@ def test_someone_the_prompt_does_not_name_is_followed_rather_than_the_person_it_
     )
 
     assert "Frank Mazur — Maintenance Lead" in found
+
+
+FINANCE_CHART = """# Organisation chart
+
+- Bronagh Kealy, Financial Controller — reports to Priya Ramaswamy-Hale
+"""
+FINANCE_DIRECTORY = [
+    {"name": "Priya Ramaswamy-Hale", "title": "Chief Financial Officer", "mobile": "07700 900 103"},
+    {"name": "Bronagh Kealy", "title": "Financial Controller", "email": "bronagh@harbourline.co.uk"},
+]
+
+
+def test_contact_details_asked_of_someone_the_prompt_names_are_not_another_person_s(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    files = {"org/org-chart.md": FINANCE_CHART, "tables/staff-directory.json": json.dumps(FINANCE_DIRECTORY)}
+    folder_import(workspace, tmp_path / "finance", files)
+
+    hers = hop_from(workspace, "What's the mobile number for Bronagh Kealy, the Financial Controller?", "reports to Priya")
+    # Asked for a relation, her manager's mobile is the one asked.
+    managers = hop_from(workspace, "Who does Bronagh Kealy report to, and what's their mobile number?", "reports to Priya")
+
+    assert "07700 900 103" not in hers
+    assert "07700 900 103" in managers
