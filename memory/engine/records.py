@@ -26,7 +26,11 @@ from memory.engine.text import terms
 
 RECORD_MIN_CELLS = 3  # fewer "name: value" cells make a sentence, not a record
 TABLE_ROWS = 5000  # rows of one table read to find an extreme (a larger table answers from these)
-TYPED_SHARE = 0.8  # a column is a date or a number column when this share of its values are
+# A column is a date or a number column when this share of its values holding a digit are of
+# that kind, and they are at least half of all its values: a value with no digit ("No fixed
+# term", "n/a", "TBC") says there is none, and does not make a column of dates one of words.
+TYPED_SHARE = 0.8
+TYPED_MIN_SHARE = 0.5
 TABLES_TRIED = 3  # the tables whose rows rank best among the candidates
 NAME_MATCH = 2.0  # a column whose name the prompt uses ("pallet capacity", "MOT due")
 KIND_MATCH = 1.0  # a column of the kind the superlative implies ("oldest" → a start date)
@@ -64,6 +68,7 @@ _NUMBER = re.compile(r"^[£$€]?\s*(-?\d[\d,]*(?:\.\d+)?)\s*(?:%|[kKmM])?$")
 # A column of years ("year", "model_year", "year_built", "founded") is a column of dates.
 _YEAR_COLUMN = re.compile(r"year|built|founded|established", re.IGNORECASE)
 _YEAR = re.compile(r"^(?:18|19|20|21)\d\d$")
+_DIGIT = re.compile(r"\d")
 _CODE = re.compile(r"^[A-Za-z0-9]{1,3}$")  # a cell's letter or short code ("A", "T1")
 
 # Superlatives, by the end of the column they pick. Words that are superlatives only with a
@@ -269,14 +274,19 @@ def _column_kinds(rows: list[tuple[dict[str, Any], dict[str, str]]]) -> dict[str
     for _, row in rows:
         for name, value in row.items():
             value_type = typed(value)
-            tally = counts.setdefault(name, {"date": 0, "number": 0, "all": 0})
+            tally = counts.setdefault(name, {"date": 0, "number": 0, "all": 0, "digits": 0})
             tally["all"] += 1
+            tally["digits"] += bool(_DIGIT.search(value))
             if value_type is not None:
                 tally[value_type[0]] += 1
     kinds: dict[str, str] = {}
     for name, tally in counts.items():
         for kind in ("date", "number"):
-            if tally["all"] >= 2 and tally[kind] >= TYPED_SHARE * tally["all"]:
+            if (
+                tally["all"] >= 2
+                and tally[kind] >= TYPED_SHARE * tally["digits"]
+                and tally[kind] >= TYPED_MIN_SHARE * tally["all"]
+            ):
                 kinds[name] = kind
         if kinds.get(name) == "number" and _YEAR_COLUMN.search(name) and _years(row.get(name, "") for _, row in rows):
             kinds[name] = "date"  # a vehicle's `year` 2018: "the oldest" is the earliest

@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from memory.engine.records import _day_first, bridge_values, cells, superlative, typed
+from memory.engine.records import _column_kinds, _day_first, bridge_values, cells, superlative, typed
 
 
 def test_a_record_fact_reads_back_as_its_cells_without_the_title_before_them() -> None:
@@ -56,6 +56,16 @@ def test_a_column_writes_its_slashed_dates_day_first_when_one_of_them_can_only_b
     assert _day_first(["05/03/2026", "14/03/2026"]) is True
     assert _day_first(["05/03/2026", "06/14/2026"]) is False
     assert typed("05/03/2026", day_first=True) == ("date", float(dt.date(2026, 3, 5).toordinal()))
+
+
+def test_a_value_with_no_digit_leaves_a_column_of_dates_a_column_of_dates() -> None:
+    ends = ["30/06/2026", "31/12/2026", "31/03/2027", "No fixed term", "30/09/2026", "No fixed term", "n/a"]
+    notes = ["Renewed 2026-01-05", "Rolling", "Paid", "Open", "Closed", "2026-02-01", "TBC"]
+    rows = [({}, {"contract_end": end, "notes": note}) for end, note in zip(ends, notes)]
+
+    # Five dates of seven, the rest saying there is none; a column of words holding a date or
+    # two is no column of dates.
+    assert _column_kinds(rows) == {"contract_end": "date"}
 
 
 @pytest.mark.parametrize(
