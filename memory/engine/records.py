@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Collection, Iterable
 
 import numpy as np
 import tantivy
@@ -37,6 +37,8 @@ KIND_MATCH = 1.0  # a column of the kind the superlative implies ("oldest" → a
 TABLE_MATCH = 1.0  # per prompt word in the table's title, headings or column names
 # Of two columns the prompt names, the one named beside its superlative ("which contract comes
 # up for *renewal first*": `renewal_date`, not `contract_start`): within this many words, ...
+INITIALS_WORDS = 5  # the longest run of prompt words whose initials may name a column ("otif")
+_NOT_INITIALS = {"id", "no", "to", "at", "on", "in", "of", "or", "an", "is", "it", "as", "by"}
 BESIDE_WORDS = 2
 BESIDE_MATCH = 0.5  # ... it earns this more
 COLUMN_SIMILARITY_FLOOR = 0.2  # cosine of prompt and column name under which it says nothing
@@ -190,14 +192,22 @@ def _table_rows(index: LoadedIndex, document_id: int) -> list[dict[str, Any]]:
 
 
 def _column_score(
-    name: str, kind: str, wanted: Superlative, prompt_terms: set[str], prompt_vector: np.ndarray | None
+    name: str,
+    kind: str,
+    wanted: Superlative,
+    prompt_terms: set[str],
+    prompt_vector: np.ndarray | None,
+    prompt_initials: Collection[str] = (),
 ) -> tuple[float, float]:
-    """How well the column is the one the prompt asks about: by its name's words, and by
-    the meaning of its name (the dense stage: "brings in the most money each year" →
-    `annual_spend_eur`) or its kind ("oldest" → a start date); (by name, by meaning or kind)."""
+    """How well the column is the one the prompt asks about: by its name's words (or their
+    initials the prompt writes out: `last_pm` for "preventive maintenance", `otif_target`
+    for "on-time-in-full"), and by the meaning of its name (the dense stage: "brings in the
+    most money each year" → `annual_spend_eur`) or its kind ("oldest" → a start date); (by
+    name, by meaning or kind)."""
     if wanted.largest(kind) is None:
         return 0.0, 0.0
-    named = len(set(terms(name)) & prompt_terms) * NAME_MATCH
+    words = set(_WORD.findall(name.lower()))
+    named = (len(set(terms(name)) & prompt_terms) + len(words.intersection(prompt_initials))) * NAME_MATCH
     meant = 0.0
     if prompt_vector is not None:
         similarity = float(prompt_vector @ dense.encode_query(" ".join(name.replace("_", " ").split())))
@@ -232,6 +242,7 @@ def extreme_row(index: LoadedIndex, prompt: str, candidates: list[dict[str, Any]
         if len(tables) >= TABLES_TRIED:
             break
     prompt_vector = dense.encode_query(prompt) if index.vectors is not None else None
+    initials = _initials(prompt)
     asked = prompt_terms | {alias for term in prompt_terms for alias in synonyms(term)}
     asks_who = bool(_WHO_WORDS & set(_WORD.findall(prompt.lower())))
     best: tuple[float, str, str, list[tuple[dict[str, Any], dict[str, str]]]] | None = None
@@ -247,7 +258,7 @@ def extreme_row(index: LoadedIndex, prompt: str, candidates: list[dict[str, Any]
         if asks_who and any("name" in _WORD.findall(column.lower().replace("_", " ")) for column in rows[0][1]):
             table_score += TABLE_MATCH
         for name, kind in kinds.items():
-            named, meant = _column_score(name, kind, wanted, prompt_terms, prompt_vector)
+            named, meant = _column_score(name, kind, wanted, prompt_terms, prompt_vector, initials)
             # A column chosen by its meaning or kind alone needs a table the prompt is about.
             if named or (meant and table_score > 0):
                 score = named + meant + table_score
@@ -266,6 +277,19 @@ def extreme_row(index: LoadedIndex, prompt: str, candidates: list[dict[str, Any]
         return None
     pick = max if wanted.largest(kind) else min
     return pick(valued, key=lambda item: item[0][1])[1]
+
+
+def _initials(prompt: str) -> set[str]:
+    """The initials of every run of INITIALS_WORDS prompt words or fewer, two at least ("on
+    time in full" → "otif", "preventive maintenance" → "pm"), but for the few a column name
+    writes as a word of its own (`asset_id`)."""
+    words = _WORD.findall(prompt.lower())
+    found = {
+        "".join(word[0] for word in words[start : start + length])
+        for length in range(2, INITIALS_WORDS + 1)
+        for start in range(len(words) - length + 1)
+    }
+    return found - _NOT_INITIALS
 
 
 def _column_kinds(rows: list[tuple[dict[str, Any], dict[str, str]]]) -> dict[str, str]:

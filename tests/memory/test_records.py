@@ -7,7 +7,8 @@ import datetime as dt
 
 import pytest
 
-from memory.engine.records import _column_kinds, _day_first, bridge_values, cells, superlative, typed
+from memory.engine.text import terms
+from memory.engine.records import _column_kinds, _column_score, _day_first, _initials, bridge_values, cells, superlative, typed
 
 
 def test_a_record_fact_reads_back_as_its_cells_without_the_title_before_them() -> None:
@@ -66,6 +67,29 @@ def test_a_value_with_no_digit_leaves_a_column_of_dates_a_column_of_dates() -> N
     # Five dates of seven, the rest saying there is none; a column of words holding a date or
     # two is no column of dates.
     assert _column_kinds(rows) == {"contract_end": "date"}
+
+
+@pytest.mark.parametrize(
+    ("prompt", "column", "kind"),
+    [
+        ("Which piece of equipment has gone the longest since its last preventive maintenance?", "last_pm", "date"),
+        ("Which client has the least demanding on-time-in-full commitment in its contract?", "otif_target", "number"),
+    ],
+)
+def test_a_column_named_by_the_initials_of_words_the_prompt_writes_out_is_named(prompt: str, column: str, kind: str) -> None:
+    wanted = superlative(prompt)
+    assert wanted is not None
+    terms_said = set(terms(prompt)) - set(terms(" ".join(wanted.words)))  # as extreme_row reads them
+
+    assert _column_score(column, kind, wanted, terms_said, None, _initials(prompt))[0] > 0
+    assert _column_score(column, kind, wanted, terms_said, None)[0] == 0  # by its words alone
+
+
+def test_initials_are_of_runs_of_two_words_or_more_and_never_a_column_s_own_short_words() -> None:
+    found = _initials("Is it due for its next MOT in time?")
+
+    assert {"dfi", "nm"} <= found
+    assert not {"id", "it", "in", "is"} & found
 
 
 @pytest.mark.parametrize(
