@@ -35,10 +35,10 @@ TABLES_TRIED = 3  # the tables whose rows rank best among the candidates
 NAME_MATCH = 2.0  # a column whose name the prompt uses ("pallet capacity", "MOT due")
 KIND_MATCH = 1.0  # a column of the kind the superlative implies ("oldest" → a start date)
 TABLE_MATCH = 1.0  # per prompt word in the table's title, headings or column names
-# Of two columns the prompt names, the one named beside its superlative ("which contract comes
-# up for *renewal first*": `renewal_date`, not `contract_start`): within this many words, ...
 INITIALS_WORDS = 5  # the longest run of prompt words whose initials may name a column ("otif")
 _NOT_INITIALS = {"id", "no", "to", "at", "on", "in", "of", "or", "an", "is", "it", "as", "by"}
+# Of two columns the prompt names, the one named beside its superlative ("which contract comes
+# up for *renewal first*": `renewal_date`, not `contract_start`): within this many words, ...
 BESIDE_WORDS = 2
 BESIDE_MATCH = 0.5  # ... it earns this more
 COLUMN_SIMILARITY_FLOOR = 0.2  # cosine of prompt and column name under which it says nothing

@@ -132,11 +132,11 @@ _POSSESSED = re.compile(
 # not an attribute asked of a person. The name is a capitalised word where no sentence starts
 # ("Which team ..." asks for a team), and not a possessive ("Maria's job" is hers).
 _NAMED_THING = re.compile(rf"(?<![.!?:]\s)(?<=\s)[{CAPITALS}][\w'&-]*(?<!'s)\s+(job|team|department)\b")
-# "Who does that manager report to?": the person a bridge leads to is the one its fact calls a
-# manager, not another person the first fact names (the CEO who wrote the message).
 # Words asking for someone related to a person (their manager, whom they report to): then
 # another person's contact details may be the ones asked.
 RELATION_ASKED = frozenset(terms("manager boss supervisor report reports"))
+# "Who does that manager report to?": the person a bridge leads to is the one its fact calls a
+# manager, not another person the first fact names (the CEO who wrote the message).
 _DEMONSTRATED = re.compile(r"\b(?:that|this|the same)\s+([a-z]+)\b")
 # "José asked someone to put a drain mat by the eyewash. Who's that person's boss?": the one
 # asked about is not a person the prompt names, though a bridge leads to them too.
