@@ -747,7 +747,8 @@ def _hop_from(
     chain (`before`'s terms, the fact and it) holding most of the prompt wins."""
     own = [q for q in query if q.weight >= 1.0]  # the prompt's own terms
     prompt_lower = prompt.lower()
-    labels, named, people, parent = _bridges(index, fact_id, prompt_lower, {q.term for q in own})
+    own_terms = {q.term for q in own}
+    labels, named, people, parent = _bridges(index, fact_id, prompt_lower, own_terms)
     parent_terms = set(first(parent, "terms", "").split())
     # An attribute asked of someone stays asked, whatever the fact holds ("that person's line
     # manager" of "Stuart, the site manager, will send ...").
@@ -766,7 +767,7 @@ def _hop_from(
     # which must then bring them ("the practice manager at the clinic ... and their mobile":
     # Clonmel -> a directory row at Clonmel, not another line about the clinic).
     contact = [q for q in remaining if q.term in CONTACT_ATTRIBUTES]
-    if contact and not {q.term for q in own} & RELATION_ASKED and _names_a_person(parent, prompt_lower):
+    if contact and not own_terms & RELATION_ASKED and _names_a_person(parent, prompt_lower):
         # Contact details asked of someone the prompt names ("the mobile number for Bronagh
         # Kealy") are that person's, not those of another person the fact names (her manager
         # in her org chart line), unless the prompt asks for a relation ("her manager's").
@@ -799,10 +800,12 @@ def _hop_from(
 
 def _names_a_person(doc: dict[str, Any], prompt_lower: str) -> bool:
     """Whether the prompt names, in full, a person the index document links."""
-    return any(
-        etype == "person" and label.lower() in prompt_lower
-        for label, _, etype in (value.rpartition("|") for value in doc.get("entities") or [])
-    )
+    return any(etype == "person" and label.lower() in prompt_lower for label, etype in _links(doc))
+
+
+def _links(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """The entities an index document links, as (label, type): stored "label|type"."""
+    return [(label, etype) for label, _, etype in (value.rpartition("|") for value in doc.get("entities") or [])]
 
 
 def _attributes_asked(query: list[QueryTerm], prompt: str) -> set[str]:
@@ -944,8 +947,7 @@ def _bridges(
     doc = index.searcher.doc(hits[0][1]).to_dict()
     labels = []
     people = set()
-    for value in doc.get("entities") or []:
-        label, _, etype = value.rpartition("|")
+    for label, etype in _links(doc):
         if etype in HOP_LABEL_TYPES and label.lower() not in prompt_lower:
             labels.append(label)
             if etype == "person":
@@ -1063,8 +1065,7 @@ def _full_name(index: LoadedIndex, word: str) -> str | None:
         return None
     label, etype = next(
         (label, etype)
-        for value in index.searcher.doc(hits[0][1]).to_dict().get("entities") or []
-        for label, _, etype in [value.rpartition("|")]
+        for label, etype in _links(index.searcher.doc(hits[0][1]).to_dict())
         if word in label.split() and label != word
     )
     others = tantivy.Query.boolean_query(
