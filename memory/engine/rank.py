@@ -46,18 +46,6 @@ RELEVANCE_MIX = 0.4  # rank = this share of calibrated relevance, the rest BM25
 DENSE_MIX = 0.4  # share of the rank given to cosine similarity when the dense stage is on
 DENSE_RANK_FLOOR = 0.2  # cosine mapped to 0 in the rank ...
 DENSE_RANK_SPAN = 0.6  # ... and to 1 at DENSE_RANK_FLOOR + this
-# The dense stage's nearest facts are its verdict, as BM25's best are BM25's: a fact said in
-# other words ("the sparky rostered for after-hours callouts" for "the on-call allowance is
-# $45 per weekday night") shares no word with the prompt, so BM25's share of the rank leaves
-# it under facts that merely repeat the prompt's words, out of the ten returned. Its first
-# DENSE_TOP, among facts of at least DENSE_TOP_WORDS words (a short message, "Signed off. Go
-# ahead.", is near every long question and says too little to be matched by meaning alone),
-# rank this much higher. Tuning sets (tuning halves, probes, demo) 459 -> 464 hits, none lost
-# (LoCoMo 1-5 all@10 561 -> 570, none lost); the three nearest: 462, two lost; without the
-# length guard: 463, one lost to such a short message.
-DENSE_TOP = 2
-DENSE_TOP_BONUS = 0.35
-DENSE_TOP_WORDS = 8
 # A message whose author the prompt names ("what did Caroline say"): her own messages first,
 # unless the prompt asks for an attribute of her (PERSON_ATTRIBUTES): what she said is not what
 # her role is, and her messages then push her record out ("What is Tomasz Kowalczyk's role?":
@@ -268,7 +256,6 @@ def rank_candidates(
     dense_on = bool(similarity.prompt)
     attribute_asked = bool(query_set & PERSON_ATTRIBUTES)
     kinds = asked_kinds(prompt)
-    nearest = _dense_nearest(candidates, similarity)
     for bm25, doc in candidates:
         fact_terms = set(first(doc, "terms", "").split())
         # Its date counts as context: "in May 2023" is answered by a message sent then.
@@ -298,8 +285,6 @@ def rank_candidates(
         if dense_on:
             content = similarity.content.get(fact_id, 0.0)
             rank = (1 - DENSE_MIX) * rank + DENSE_MIX * clip((content - DENSE_RANK_FLOOR) / DENSE_RANK_SPAN)
-            if fact_id in nearest:
-                rank += DENSE_TOP_BONUS
         if answers_section and not first(doc, "superseded", 0):
             rank += SECTION_ANSWER_BONUS
         speaker = SPEAKER.match(first(doc, "statement", ""))
@@ -311,18 +296,6 @@ def rank_candidates(
             rank -= QUESTION_PENALTY  # a question asks; the message after it answers
         scored.append((rank, relevance, doc))
     return scored
-
-
-def _dense_nearest(candidates: list[tuple[float, dict[str, Any]]], similarity: Similarity) -> set[int]:
-    """The ids of the DENSE_TOP candidates nearest the prompt by meaning (`Similarity.content`),
-    among those of at least DENSE_TOP_WORDS words."""
-    long_enough = [
-        int(first(doc, "fact_id", 0))
-        for _, doc in candidates
-        if len(first(doc, "statement", "").split()) >= DENSE_TOP_WORDS
-    ]
-    scored = [f for f in long_enough if f in similarity.content]
-    return set(sorted(scored, key=lambda f: -similarity.content[f])[:DENSE_TOP])
 
 
 def rank_final(scored: list[Scored], targeted: set[int]) -> list[Scored]:

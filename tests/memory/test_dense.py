@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from memory.engine import dense, rank
+from memory.engine import dense
 from memory.engine.index import index_for, index_publish
 from memory.engine.search import retrieve
 from memory.models import Fact, Workspace
@@ -89,22 +89,3 @@ def test_the_thread_setting_changes_how_fast_not_what_is_encoded(settings: Any) 
     default = dense.encode(FACTS)
     assert one.shape == (len(FACTS), dense.DIM) and one.dtype == np.float32
     assert np.allclose(one, default, atol=1e-5)
-
-
-def test_a_short_message_is_never_among_the_dense_stage_s_nearest_facts() -> None:
-    # "Signed off. Go ahead." sits near every long question by cosine and says too little to
-    # be matched by meaning alone: the next nearest facts of DENSE_TOP_WORDS words or more
-    # earn DENSE_TOP_BONUS instead.
-    texts = {
-        1: "Declan Furlong: Signed off. Go ahead.",
-        2: "Corporate clients on Tier A pay 60 days from invoice, with a credit limit of €40,000.",
-        3: "Tier C credit terms move from 14 days to 21 days from 1 July 2025.",
-        4: "The annual CPD budget for vets goes up to €1,800 from 1 July 2025.",
-    }
-    candidates = [(0.0, {"fact_id": [fid], "statement": [text]}) for fid, text in texts.items()]
-    cosine = {1: 0.58, 2: 0.56, 3: 0.51, 4: 0.49}
-
-    nearest = rank._dense_nearest(candidates, rank.Similarity(prompt=cosine, content=cosine))
-
-    assert len(nearest) == rank.DENSE_TOP == 2
-    assert nearest == {2, 3}

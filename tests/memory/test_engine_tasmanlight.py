@@ -48,18 +48,3 @@ def test_the_branch_a_customer_s_row_names_leads_to_the_branch_s_row(workspace: 
     )
 
     assert any("street_address: 22 Five Islands Road" in f.statement for f in result.facts)
-
-
-def test_the_fact_the_dense_stage_finds_nearest_is_returned_though_it_shares_no_word_asked(
-    workspace: Workspace, tmp_path: Path
-) -> None:
-    # The dense stage on, as by default. "The sparky rostered for after-hours callouts" is the
-    # on-call electrician; the allowance's sentence repeats none of the prompt's words but
-    # "day", and facts about Saturdays, rosters and days outrank it on their words alone.
-    result = retrieve(
-        _import(workspace, tmp_path),
-        "If I'm the sparky rostered for after-hours callouts and I'm covering a Saturday, what extra do I get for the day?",
-        limit=10,
-    )
-
-    assert any("on-call allowance is $45 per weekday night and $90 per weekend day" in f.statement for f in result.facts)
