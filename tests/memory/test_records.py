@@ -7,8 +7,17 @@ import datetime as dt
 
 import pytest
 
+from memory.engine.records import (
+    _column_kinds,
+    _column_score,
+    _day_first,
+    _initials,
+    bridge_values,
+    cells,
+    superlative,
+    typed,
+)
 from memory.engine.text import terms
-from memory.engine.records import _column_kinds, _column_score, _day_first, _initials, bridge_values, cells, superlative, typed
 
 
 def test_a_record_fact_reads_back_as_its_cells_without_the_title_before_them() -> None:
