@@ -8,8 +8,9 @@
 SQLite database), prints the same report and writes one line per question: its dataset, half,
 category, whether it is answerable, whether all its evidence was in the top 10, the coverage
 reported, the relevance scores of the facts returned, how each was reached (a chain's hop or
-row), whether the prompt names something the memory never mentions, and the facts' joint
-coverage of the prompt: everything `assess` reads. `replay` applies today's
+row), whether the prompt names something the memory never mentions, whether the fact the
+dense stage holds clearly nearest is among them, and the facts' joint coverage of the prompt:
+everything `assess` reads. `replay` applies today's
 `memory.engine.rank.assess` to those figures and prints both calibration figures per dataset
 and half — recorded (as the engine said when it ran) and replayed — and how many questions
 are assessed otherwise (none with unchanged thresholds), so thresholds can be chosen on the
@@ -57,6 +58,7 @@ def run(dataset: str, data: Path | None, out: Path) -> None:
                     "joint_coverage": o.joint_coverage,
                     "linked": o.linked,
                     "unknown_name": o.unknown_name,
+                    "meant": o.meant,
                     "question": o.case.question,
                     "statements": [s[:STATEMENT_CHARS] for s in o.statements[:STATEMENTS_KEPT]],
                 }
@@ -90,7 +92,9 @@ def replay(files: list[Path]) -> None:
             linked = row.get("linked") or [""] * len(row["relevances"])
             facts = [FactHit("", r, "", "", "", "", None, 0, 0, 0, linked=how)
                      for r, how in zip(row["relevances"], linked)]
-            row["replayed"] = assess(facts, row["joint_coverage"], row.get("unknown_name", False))
+            row["replayed"] = assess(
+                facts, row["joint_coverage"], row.get("unknown_name", False), row.get("meant", False)
+            )
             groups[(row["dataset"], row["half"])].append(row)
     for (dataset, half), rows in sorted(groups.items()):
         print(f"{dataset}[{half}] ({len(rows)} questions)")

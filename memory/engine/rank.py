@@ -147,6 +147,13 @@ JOINT_PARTIAL_FROM = 0.85  # the facts together hold this share of the prompt: "
 # on harbourline[tune] (issue 16): its five multi-hop and attribute hits reported minimal had
 # joint 0.61-0.75 and a linked fact; its no-answer question with a linked fact had 0.50.
 LINKED_PARTIAL_FROM = 0.6
+# A fact the dense stage holds clearly nearest the prompt, and returned: its cosine with the
+# prompt is DISTINCT_NEAREST above that of the DISTINCT_AMONG-th nearest candidate. The prompt
+# then asks, in other words, for what that fact says (a paraphrase shares few words with its
+# answer, so its relevance stays low): "partial" at least. A question the memory cannot answer
+# is near several facts of its topic alike. Chosen on the tuning sets (bench/README.md).
+DISTINCT_NEAREST = 0.1
+DISTINCT_AMONG = 3
 # Which links make a chain. Not a question's answer (ANSWER), which links by position only:
 # counted, LoCoMo conversations 1-5 (tune) flagged 19.3 % of misses instead of 24.4 %.
 CHAINS = (HOP, ROW)
@@ -336,13 +343,29 @@ def name_terms(prompt: str) -> set[str]:
     return set(terms(" ".join([*capitalised_words(prompt), *coded])))
 
 
-def assess(facts: list[FactHit], joint: float = 0.0, unknown_name: bool = False) -> str:
+def distinct_nearest(similarity: Similarity) -> int | None:
+    """The id of the fact the dense stage holds clearly nearest the prompt (DISTINCT_NEAREST),
+    if there is one."""
+    nearest = sorted(similarity.prompt.items(), key=lambda item: -item[1])[:DISTINCT_AMONG]
+    if len(nearest) < DISTINCT_AMONG or nearest[0][1] - nearest[-1][1] < DISTINCT_NEAREST:
+        return None
+    return nearest[0][0]
+
+
+def returned(facts: list[FactHit], fact_id: int | None) -> bool:
+    """Whether the fact `fact_id` (None: no fact) is among `facts`."""
+    return fact_id is not None and any(f.fact_id == fact_id for f in facts)
+
+
+def assess(facts: list[FactHit], joint: float = 0.0, unknown_name: bool = False, meant: bool = False) -> str:
     """`coverage_assessment`: none, minimal, partial or comprehensive. `joint` is what the
     facts hold of the prompt together (`joint_coverage`): a question whose parts are each
     answered by another fact is covered, though no single fact is relevant enough alone, and
-    so is one answered by a chain of facts (`FactHit.linked`) that together hold enough. A
-    prompt naming what the memory never mentions (`unknown_name`) is not answered by it,
-    whatever else the facts hold: "minimal" at most."""
+    so is one answered by a chain of facts (`FactHit.linked`) that together hold enough, and
+    so is one asked in other words of the fact the dense stage holds clearly nearest, when it
+    is among the facts (`meant`: `distinct_nearest` `returned`). A prompt naming what the
+    memory never mentions (`unknown_name`) is not answered by it, whatever else the facts
+    hold: "minimal" at most."""
     if not facts:
         return "none"
     if unknown_name:
@@ -350,7 +373,7 @@ def assess(facts: list[FactHit], joint: float = 0.0, unknown_name: bool = False)
     best = max(f.relevance_score for f in facts)
     strong = sum(1 for f in facts if f.relevance_score >= STRONG)
     chained = joint >= LINKED_PARTIAL_FROM and any(f.linked in CHAINS for f in facts)
-    if best < MINIMAL_BELOW and joint < JOINT_PARTIAL_FROM and not chained:
+    if best < MINIMAL_BELOW and joint < JOINT_PARTIAL_FROM and not chained and not meant:
         return "minimal"
     if best >= COMPREHENSIVE_FROM and strong >= COMPREHENSIVE_STRONG:
         return "comprehensive"

@@ -60,12 +60,14 @@ from memory.engine.rank import (
     capitalised_words,
     coverage,
     date_terms,
+    distinct_nearest,
     first,
     focus_terms,
     joint_coverage,
     name_terms,
     rank_candidates,
     rank_final,
+    returned,
 )
 from memory.engine.synonyms import SYNONYM_WEIGHT, synonyms
 from memory.engine.text import CAPITALS, NAME_TITLES, SMALLS, terms
@@ -279,7 +281,8 @@ def retrieve(
     phase1, searched = _phase1(index, targeted, section_terms, query_set, facts)
     joint = round(joint_coverage(query, _found_terms(index, facts)), 2)  # as reported, as assessed
     unknown = unknown_names(index, prompt, written_out)
-    assessment = assess(facts, joint, bool(unknown))
+    nearest = distinct_nearest(similarity)
+    assessment = assess(facts, joint, bool(unknown), returned(facts, nearest))
     entities, relationships = _graph(workspace, facts, query_set)
     return Retrieval(
         triage=decision,
@@ -292,6 +295,7 @@ def retrieve(
         coverage_assessment=assessment,
         joint_coverage=joint,
         unknown_names=unknown,
+        distinct_nearest=nearest,
         sections_searched=searched,
     )
 

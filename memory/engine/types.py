@@ -103,6 +103,7 @@ class Retrieval:
     coverage_assessment: str = "none"
     joint_coverage: float = 0.0  # the share of the prompt the facts hold together (rank.joint_coverage)
     unknown_names: list[str] = field(default_factory=list)  # names in the prompt the memory never uses
+    distinct_nearest: int | None = None  # the fact the dense stage holds clearly nearest (rank.distinct_nearest)
     sections_searched: list[str] = field(default_factory=list)
     llm_calls: int = 0
 

@@ -26,6 +26,7 @@ from django.test import override_settings
 
 from memory.engine import dense
 from memory.engine.index import LoadedIndex, index_for
+from memory.engine.rank import returned
 from memory.engine.search import retrieve
 from memory.engine.text import terms
 from memory.evaluation.datasets import Case, Corpus, session_of
@@ -67,6 +68,7 @@ class Outcome:
     statements: list[str] = field(default_factory=list)  # the facts returned, best first
     linked: list[str] = field(default_factory=list)  # how each fact was reached (FactHit.linked)
     unknown_name: bool = False  # the prompt names what the memory never mentions
+    meant: bool = False  # the fact the dense stage holds clearly nearest is among the facts (rank.assess)
 
 
 @dataclass
@@ -257,6 +259,7 @@ def _ask(corpus: Corpus, cases: list[Case], workspace: Workspace) -> list[Outcom
             statements=[f.statement for f in result.facts],
             linked=[f.linked for f in result.facts],
             unknown_name=bool(result.unknown_names),
+            meant=returned(result.facts, result.distinct_nearest),
         )
         if corpus.sessions:
             # From the same ten turns as the turn-level figures, for both.

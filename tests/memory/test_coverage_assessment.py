@@ -1,6 +1,7 @@
 """Calibrated coverage (SPEC §2.3 `coverage_assessment`, issue 16 point 6): what the facts hold
-of the prompt together decides the assessment with the best fact's relevance, and the summary
-sentence follows the assessment."""
+of the prompt together decides the assessment with the best fact's relevance, a fact the dense
+stage holds clearly nearest lifts a weak answer to partial, and the summary sentence follows
+the assessment."""
 
 from __future__ import annotations
 
@@ -8,13 +9,17 @@ from memory.engine import retrieve
 from dataclasses import replace
 
 from memory.engine.rank import (
+    DISTINCT_NEAREST,
     JOINT_PARTIAL_FROM,
     LINKED_PARTIAL_FROM,
     MINIMAL_BELOW,
     QueryTerm,
+    Similarity,
     assess,
     capitalised_words,
+    distinct_nearest,
     joint_coverage,
+    returned,
 )
 from memory.engine.search import summary
 from memory.engine.types import ANSWER, HOP, FactHit
@@ -50,6 +55,25 @@ def test_a_chain_of_facts_holding_enough_together_is_partial() -> None:
     assert assess([parent, replace(hop, linked="")], LINKED_PARTIAL_FROM) == "minimal"  # no chain
     assert assess([parent, replace(hop, linked=ANSWER)], LINKED_PARTIAL_FROM) == "minimal"  # next to, not linked
     assert assess([parent, hop], LINKED_PARTIAL_FROM - 0.05) == "minimal"  # a chain holding too little
+
+
+def test_the_fact_the_dense_stage_holds_clearly_nearest_stands_out_from_the_third_nearest() -> None:
+    def nearest(cosines: dict[int, float]) -> int | None:
+        return distinct_nearest(Similarity(prompt=cosines, content=cosines))
+
+    assert nearest({7: 0.70, 8: 0.66, 9: 0.69 - DISTINCT_NEAREST}) == 7
+    assert nearest({7: 0.70, 8: 0.66, 9: 0.70 - DISTINCT_NEAREST / 2}) is None  # a topic's facts alike
+    assert nearest({7: 0.70, 8: 0.40}) is None  # too few to tell
+    assert nearest({}) is None  # the dense stage off
+
+
+def test_a_weak_answer_holding_the_fact_the_dense_stage_holds_clearly_nearest_is_partial() -> None:
+    facts = [replace(fact("Other private use is not permitted.", WEAK), fact_id=7), fact("Vans are tools of trade.", WEAK)]
+
+    assert assess(facts, JOINT_PARTIAL_FROM / 2, meant=returned(facts, 7)) == "partial"
+    assert assess(facts, JOINT_PARTIAL_FROM / 2, meant=returned(facts, 8)) == "minimal"  # not among the facts
+    assert assess(facts, JOINT_PARTIAL_FROM / 2, meant=returned(facts, None)) == "minimal"
+    assert assess(facts, JOINT_PARTIAL_FROM / 2, unknown_name=True, meant=True) == "minimal"
 
 
 def test_joint_coverage_pools_the_terms_of_every_fact() -> None:

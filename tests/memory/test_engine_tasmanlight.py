@@ -48,3 +48,20 @@ def test_the_branch_a_customer_s_row_names_leads_to_the_branch_s_row(workspace: 
     )
 
     assert any("street_address: 22 Five Islands Road" in f.statement for f in result.facts)
+
+
+def test_a_question_in_other_words_of_the_fact_the_dense_stage_holds_clearly_nearest_is_reported_answered(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # The dense stage on, as by default. "Help a mate move house" is "other private use": the
+    # prompt shares almost no word with the policy's sentence, whose relevance stays under
+    # MINIMAL_BELOW, but the dense stage holds it clearly nearest, and it is returned.
+    result = retrieve(
+        _import(workspace, tmp_path),
+        "Can I use the van I've been given to help a mate move house on the weekend?",
+        limit=10,
+    )
+
+    assert any("Other private use is not permitted" in f.statement for f in result.facts)
+    assert result.coverage_assessment == "partial"
+    assert not result.context_summary.startswith("Only loosely related context")
