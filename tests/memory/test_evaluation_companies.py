@@ -2,8 +2,9 @@
 `eval/meridian`, `eval/tasmanlight`; issue 16 point 1) stay
 well-formed: every evidence file exists and holds every expected substring, the halves
 alternate tune/test within each category as fixed before any evaluation, and no-answer
-questions expect nothing; every held-out set (`holdout*.jsonl`) is all test half, each quote
-verbatim in its file and holding an expected string. What the questions ask is not read here."""
+questions expect nothing; every held-out set (`holdout*.jsonl`) is all test half, and every
+tuning set (`probe*.jsonl`) all tune half, each quote verbatim in its file and each expected
+string in a quote. What the questions ask is not read here."""
 
 from __future__ import annotations
 
@@ -55,19 +56,18 @@ def test_the_loader_reads_each_company_as_one_corpus_with_both_halves(name: str)
     assert {case.half for case in corpora[0].cases} == {"tune", "test"}
 
 
-HELD_OUT = sorted((DEFAULT_PATHS["harbourline"].parents[1]).glob("*/holdout*.jsonl"))
-
-
-def test_there_are_held_out_sets_of_every_company() -> None:
-    assert {path.parent.name for path in HELD_OUT} == set(COMPANIES)
-
-
-@pytest.mark.parametrize("path", HELD_OUT, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_a_held_out_set_is_all_test_half_and_each_quote_is_in_its_file_holding_an_expected_string(path: Path) -> None:
+def assert_well_formed(path: Path, half: str) -> None:
+    """Every question of a held-out or tuning set is of `half`; a no-answer question expects
+    nothing (and says so where the set has `unanswerable`); each quote is verbatim in its
+    file, each expected string in a quote, and a multi-hop question's evidence in two files."""
     corpus = path.parent / "corpus"
     for line in path.read_text(encoding="utf-8").splitlines():
         q = json.loads(line)
-        assert q["half"] == "test" and not q["unanswerable"], q["id"]
+        assert q["half"] == half, q["id"]
+        no_answer = q["category"] == "no_answer"
+        assert q.get("unanswerable", no_answer) == no_answer, q["id"]
+        if no_answer:
+            assert not q["expected"] and not q["evidence"], q["id"]
         quotes = [str(e["quote"]) for e in q["evidence"]]
         for e in q["evidence"]:
             assert str(e["quote"]) in (corpus / str(e["file"])).read_text(encoding="utf-8"), q["id"]
@@ -75,3 +75,25 @@ def test_a_held_out_set_is_all_test_half_and_each_quote_is_in_its_file_holding_a
             assert any(str(substring).lower() in quote.lower() for quote in quotes), (q["id"], substring)
         if q["category"] == "multi_hop":
             assert len({e["file"] for e in q["evidence"]}) >= 2, q["id"]
+
+
+HELD_OUT = sorted((DEFAULT_PATHS["harbourline"].parents[1]).glob("*/holdout*.jsonl"))
+PROBES = sorted((DEFAULT_PATHS["harbourline"].parents[1]).glob("*/probe*.jsonl"))
+
+
+def test_there_are_held_out_sets_of_every_company() -> None:
+    assert {path.parent.name for path in HELD_OUT} == set(COMPANIES)
+
+
+def test_there_are_tuning_sets_of_every_company() -> None:
+    assert {path.parent.name for path in PROBES} == set(COMPANIES)
+
+
+@pytest.mark.parametrize("path", HELD_OUT, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_held_out_set_is_all_test_half_and_each_quote_is_in_its_file_holding_an_expected_string(path: Path) -> None:
+    assert_well_formed(path, "test")
+
+
+@pytest.mark.parametrize("path", PROBES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_tuning_set_is_all_tune_half_and_each_quote_is_in_its_file_holding_an_expected_string(path: Path) -> None:
+    assert_well_formed(path, "tune")
