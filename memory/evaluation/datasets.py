@@ -29,6 +29,7 @@ DEFAULT_PATHS = {
     "corvane": REPO / "eval" / "corvane" / "questions.jsonl",
     "meridian": REPO / "eval" / "meridian" / "questions.jsonl",
     "tasmanlight": REPO / "eval" / "tasmanlight" / "questions.jsonl",
+    "pelhamridge": REPO / "eval" / "pelhamridge" / "questions.jsonl",
     "followups": REPO / "eval" / "followups" / "prompts.jsonl",  # not a corpus: see followups.py
 }
 
@@ -214,4 +215,5 @@ LOADERS = {
     "corvane": company,
     "meridian": company,
     "tasmanlight": company,
+    "pelhamridge": company,
 }
