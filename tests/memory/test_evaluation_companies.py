@@ -18,7 +18,7 @@ from memory.evaluation.datasets import DEFAULT_PATHS, LOADERS
 
 COMPANIES = ["harbourline", "wrenfield", "corvane", "meridian", "tasmanlight", "pelhamridge"]
 # The companies with held-out and tuning sets beside their questions. Pelham Ridge, written
-# after the others and never tuned on, has its questions' two halves only.
+# after the others, has its questions' two halves only.
 WITH_EXTRA_SETS = ["harbourline", "wrenfield", "corvane", "meridian", "tasmanlight"]
 
 
