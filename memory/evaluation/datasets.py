@@ -30,6 +30,7 @@ DEFAULT_PATHS = {
     "meridian": REPO / "eval" / "meridian" / "questions.jsonl",
     "tasmanlight": REPO / "eval" / "tasmanlight" / "questions.jsonl",
     "pelhamridge": REPO / "eval" / "pelhamridge" / "questions.jsonl",
+    "oakmere": REPO / "eval" / "oakmere" / "questions.jsonl",
     "followups": REPO / "eval" / "followups" / "prompts.jsonl",  # not a corpus: see followups.py
 }
 
@@ -216,4 +217,5 @@ LOADERS = {
     "meridian": company,
     "tasmanlight": company,
     "pelhamridge": company,
+    "oakmere": company,
 }

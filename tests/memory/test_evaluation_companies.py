@@ -1,5 +1,5 @@
 """The evaluation companies (`eval/harbourline`, `eval/wrenfield`, `eval/corvane`,
-`eval/meridian`, `eval/tasmanlight`, `eval/pelhamridge`; issue 16 point 1) stay
+`eval/meridian`, `eval/tasmanlight`, `eval/pelhamridge`, `eval/oakmere`; issue 16 point 1) stay
 well-formed: every evidence file exists and holds every expected substring, the halves
 alternate tune/test within each category as fixed before any evaluation, and no-answer
 questions expect nothing; every held-out set (`holdout*.jsonl`) is all test half, and every
@@ -16,9 +16,9 @@ import pytest
 
 from memory.evaluation.datasets import DEFAULT_PATHS, LOADERS
 
-COMPANIES = ["harbourline", "wrenfield", "corvane", "meridian", "tasmanlight", "pelhamridge"]
-# The companies with held-out and tuning sets beside their questions. Pelham Ridge, written
-# after the others, has its questions' two halves only.
+COMPANIES = ["harbourline", "wrenfield", "corvane", "meridian", "tasmanlight", "pelhamridge", "oakmere"]
+# The companies with held-out and tuning sets beside their questions. Pelham Ridge and Oakmere,
+# written after the others, have their questions' two halves only.
 WITH_EXTRA_SETS = ["harbourline", "wrenfield", "corvane", "meridian", "tasmanlight"]
 
 
