@@ -1,7 +1,8 @@
 """The checks of an evaluation company's questions and corpus (`eval/wrenfield`, `eval/corvane`):
 quotes verbatim in their files, expected substrings in the evidence, halves alternating, the
 category minimums met, every JSON, mail and CSV file readable. Each company's `check.py`
-calls `check(its folder, its minimum question count)`."""
+calls `check(its folder, its minimum question count)`; Pelham Ridge's and Oakmere's
+`check_expected.py` call `check_expected(its folder)`."""
 import json, os, glob, email, csv, io, collections, sys
 from email import policy
 
@@ -69,3 +70,21 @@ def check(folder: str, min_questions: int) -> int:
     print("halves:", dict(collections.Counter((q["category"], q["half"]) for q in qs)))
     print("ERRORS:" if errs else "ALL CHECKS PASSED", *errs, sep="\n")
     return 1 if errs else 0
+
+
+def check_expected(folder: str) -> int:
+    """Every expected string occurs 1 to 3 times in the corpus (case-insensitive), so that
+    finding it means finding its evidence (`eval/pelhamridge`, `eval/oakmere`)."""
+    corpus = os.path.join(folder, "corpus")
+    texts = [open(p, encoding="utf-8").read().lower()
+             for p in glob.glob(corpus + "/**/*", recursive=True) if os.path.isfile(p)]
+    bad = 0
+    for line in open(os.path.join(folder, "questions.jsonl"), encoding="utf-8"):
+        q = json.loads(line)
+        for x in q["expected"]:
+            n = sum(t.count(x.lower()) for t in texts)
+            if n > 3 or n == 0:
+                bad += 1
+                print(f"{q['id']}: {x!r} occurs {n} times")
+    print("EXPECTED FREQUENCY OK" if not bad else f"{bad} expected strings out of range")
+    return 1 if bad else 0
