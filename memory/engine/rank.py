@@ -154,6 +154,14 @@ LINKED_PARTIAL_FROM = 0.6
 # is near several facts of its topic alike. Chosen on the tuning sets (bench/README.md).
 DISTINCT_NEAREST = 0.1
 DISTINCT_AMONG = 3
+# When the facts answer weakly by their words (the best relevance under NEAREST_WHEN_BELOW), the
+# documents' facts the dense stage holds nearest the prompt take the last NEAREST_DOCUMENT_FACTS
+# places (at most half of them): a question asked in other words shares few words with its
+# answer, and the rank's BM25 share leaves it under facts repeating the prompt's words. Never a
+# chat message or a mail: in a conversation the nearest message is often a neighbour of the
+# answer (LoCoMo). Judged on held-out data (bench/README.md).
+NEAREST_WHEN_BELOW = 0.5
+NEAREST_DOCUMENT_FACTS = 2
 # Which links make a chain. Not a question's answer (ANSWER), which links by position only:
 # counted, LoCoMo conversations 1-5 (tune) flagged 19.3 % of misses instead of 24.4 %.
 CHAINS = (HOP, ROW)

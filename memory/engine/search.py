@@ -45,6 +45,8 @@ from memory.engine.rank import (
     HOP_MIN_PARENT,
     HOP_PARENTS,
     MAX_SECTIONS,
+    NEAREST_DOCUMENT_FACTS,
+    NEAREST_WHEN_BELOW,
     NEWER_VERSION_SHARE,
     PERSON_ATTRIBUTES,
     RECORD_ATTRIBUTES,
@@ -275,14 +277,18 @@ def retrieve(
     facts = _with_anchor(index, query, prompt, scored, facts, seen_statements, hiding_in)
     facts = _second_hop(index, query, facts, prompt, seen_statements, limit, hiding_in)
     facts = _with_newer_versions(index, query, facts, seen_statements, limit, hiding_in)
+    nearest = distinct_nearest(similarity)
+    # Whether the facts the rank chose hold the clearly nearest fact: one the next step places
+    # by its cosine alone vouches for no answer.
+    meant = returned(facts, nearest)
+    facts = _with_nearest_documents(index, scored, similarity, facts, seen_statements, limit)
     facts.sort(key=lambda f: -f.relevance_score)  # a chain's facts rank by what they hold together
     _check(deadline)
 
     phase1, searched = _phase1(index, targeted, section_terms, query_set, facts)
     joint = round(joint_coverage(query, _found_terms(index, facts)), 2)  # as reported, as assessed
     unknown = unknown_names(index, prompt, written_out)
-    nearest = distinct_nearest(similarity)
-    assessment = assess(facts, joint, bool(unknown), returned(facts, nearest))
+    assessment = assess(facts, joint, bool(unknown), meant)
     entities, relationships = _graph(workspace, facts, query_set)
     return Retrieval(
         triage=decision,
@@ -434,6 +440,31 @@ def _select(
             seen_statements.add(norm)
             facts.append(_fact_hit(index, doc, relevance))
     return facts, seen_statements
+
+
+def _with_nearest_documents(
+    index: LoadedIndex, scored: list[Scored], similarity: Similarity, facts: list[FactHit], seen: set[str], limit: int
+) -> list[FactHit]:
+    """Facts that answer weakly by their words (NEAREST_WHEN_BELOW) make room, in their last
+    places, for the documents' facts the dense stage holds nearest the prompt
+    (NEAREST_DOCUMENT_FACTS, not a chat message or a mail), each at its own relevance."""
+    if not facts or not similarity.prompt or max(f.relevance_score for f in facts) >= NEAREST_WHEN_BELOW:
+        return facts
+    candidates = {int(first(doc, "fact_id", 0)): (relevance, doc) for _, relevance, doc in scored}
+    documents = [
+        fact_id
+        for fact_id, _ in sorted(similarity.prompt.items(), key=lambda item: -item[1])
+        if fact_id in candidates and not first(candidates[fact_id][1], "message", "")
+    ][: min(NEAREST_DOCUMENT_FACTS, limit // 2)]
+    have = {f.fact_id for f in facts}
+    added = []
+    for fact_id in documents:
+        relevance, doc = candidates[fact_id]
+        norm = first(doc, "statement", "").strip().lower()
+        if fact_id not in have and norm not in seen:
+            seen.add(norm)
+            added.append(_fact_hit(index, doc, relevance))
+    return [*facts[: limit - len(added)], *added] if added else facts
 
 
 def _with_answers(index: LoadedIndex, facts: list[FactHit], seen: set[str]) -> list[FactHit]:
