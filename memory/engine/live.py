@@ -247,7 +247,7 @@ def live_merge(retrieval: Retrieval, hits: list[LiveHit], limit: int) -> Retriev
     said = set().union(*(term_set(f.statement) for f in merged))
     retrieval.unknown_names = [name for name in retrieval.unknown_names if not term_set(name) <= said]
     retrieval.coverage_assessment = assess(
-        merged, retrieval.joint_coverage, bool(retrieval.unknown_names), returned(merged, retrieval.distinct_nearest)
+        merged, retrieval.joint_coverage, bool(retrieval.unknown_names), returned(merged, retrieval.meant_fact)
     )
     retrieval.context_summary = summary(merged, retrieval.coverage_assessment)
     return retrieval

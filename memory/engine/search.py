@@ -278,9 +278,9 @@ def retrieve(
     facts = _second_hop(index, query, facts, prompt, seen_statements, limit, hiding_in)
     facts = _with_newer_versions(index, query, facts, seen_statements, limit, hiding_in)
     nearest = distinct_nearest(similarity)
-    # Whether the facts the rank chose hold the clearly nearest fact: one the next step places
-    # by its cosine alone vouches for no answer.
-    meant = returned(facts, nearest)
+    # The clearly nearest fact, if the facts the rank chose hold it: one the next step places by
+    # its cosine alone vouches for no answer.
+    meant_fact = nearest if returned(facts, nearest) else None
     facts = _with_nearest_documents(index, scored, similarity, facts, seen_statements, limit)
     facts.sort(key=lambda f: -f.relevance_score)  # a chain's facts rank by what they hold together
     _check(deadline)
@@ -288,7 +288,7 @@ def retrieve(
     phase1, searched = _phase1(index, targeted, section_terms, query_set, facts)
     joint = round(joint_coverage(query, _found_terms(index, facts)), 2)  # as reported, as assessed
     unknown = unknown_names(index, prompt, written_out)
-    assessment = assess(facts, joint, bool(unknown), meant)
+    assessment = assess(facts, joint, bool(unknown), meant_fact is not None)
     entities, relationships = _graph(workspace, facts, query_set)
     return Retrieval(
         triage=decision,
@@ -301,7 +301,7 @@ def retrieve(
         coverage_assessment=assessment,
         joint_coverage=joint,
         unknown_names=unknown,
-        distinct_nearest=nearest,
+        meant_fact=meant_fact,
         sections_searched=searched,
     )
 

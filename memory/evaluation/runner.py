@@ -26,7 +26,6 @@ from django.test import override_settings
 
 from memory.engine import dense
 from memory.engine.index import LoadedIndex, index_for
-from memory.engine.rank import returned
 from memory.engine.search import retrieve
 from memory.engine.text import terms
 from memory.evaluation.datasets import Case, Corpus, session_of
@@ -259,7 +258,7 @@ def _ask(corpus: Corpus, cases: list[Case], workspace: Workspace) -> list[Outcom
             statements=[f.statement for f in result.facts],
             linked=[f.linked for f in result.facts],
             unknown_name=bool(result.unknown_names),
-            meant=returned(result.facts, result.distinct_nearest),
+            meant=result.meant_fact is not None,
         )
         if corpus.sessions:
             # From the same ten turns as the turn-level figures, for both.
