@@ -4,7 +4,8 @@ well-formed: every evidence file exists and holds every expected substring, the 
 alternate tune/test within each category as fixed before any evaluation, and no-answer
 questions expect nothing; every held-out set (`holdout*.jsonl`) is all test half, and every
 tuning set (`probe*.jsonl`) all tune half, each quote verbatim in its file and each expected
-string in a quote. What the questions ask is not read here."""
+string in a quote, and no question asked twice in a company's files. What the questions ask is
+not read here."""
 
 from __future__ import annotations
 
@@ -90,6 +91,17 @@ def test_there_are_held_out_sets_of_every_company() -> None:
 
 def test_there_are_tuning_sets_of_every_company_that_had_them() -> None:
     assert {path.parent.name for path in PROBES} == set(WITH_TUNING_SETS)
+
+
+@pytest.mark.parametrize("name", COMPANIES)
+def test_no_question_is_asked_twice_in_a_company_s_question_files(name: str) -> None:
+    # A held-out question that repeats a tuning question is not held out.
+    asked: Counter[str] = Counter()
+    for path in sorted(DEFAULT_PATHS[name].parent.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                asked[" ".join(str(json.loads(line)["question"]).lower().split())] += 1
+    assert [question for question, times in asked.items() if times > 1] == []
 
 
 @pytest.mark.parametrize("path", HELD_OUT, ids=lambda p: f"{p.parent.name}/{p.name}")
