@@ -374,7 +374,7 @@ def assess(facts: list[FactHit], joint: float = 0.0, unknown_name: bool = False,
     answered by another fact is covered, though no single fact is relevant enough alone, and
     so is one answered by a chain of facts (`FactHit.linked`) that together hold enough, and
     so is one asked in other words of the fact the dense stage holds clearly nearest, when it
-    is among the facts (`meant`: `distinct_nearest` `returned`). A prompt naming what the
+    is among the facts the rank chose (`meant`: `Retrieval.meant_fact`). A prompt naming what the
     memory never mentions (`unknown_name`) is not answered by it, whatever else the facts
     hold: "minimal" at most."""
     if not facts:

@@ -399,6 +399,12 @@ def target_sections(
     return targeted, section_terms
 
 
+def _statement_key(statement: str) -> str:
+    """A statement as the facts already taken are told apart (`seen`): the same words, whatever
+    their case and surrounding space, are one statement."""
+    return statement.strip().lower()
+
+
 def _select(
     index: LoadedIndex, final: list[Scored], limit: int, query_set: set[str]
 ) -> tuple[list[FactHit], set[str]]:
@@ -414,7 +420,7 @@ def _select(
     for _, relevance, doc in final:
         if relevance < FACT_FLOOR:
             continue
-        norm = first(doc, "statement", "").strip().lower()
+        norm = _statement_key(first(doc, "statement", ""))
         if norm in seen_statements:
             continue
         if records.cells(first(doc, "statement", "")):
@@ -435,7 +441,7 @@ def _select(
     for relevance, doc in waiting:
         if len(facts) >= limit:
             break
-        norm = first(doc, "statement", "").strip().lower()
+        norm = _statement_key(first(doc, "statement", ""))
         if norm not in seen_statements:
             seen_statements.add(norm)
             facts.append(_fact_hit(index, doc, relevance))
@@ -460,7 +466,7 @@ def _with_nearest_documents(
     added = []
     for fact_id in documents:
         relevance, doc = candidates[fact_id]
-        norm = first(doc, "statement", "").strip().lower()
+        norm = _statement_key(first(doc, "statement", ""))
         if fact_id not in have and norm not in seen:
             seen.add(norm)
             added.append(_fact_hit(index, doc, relevance))
@@ -491,7 +497,7 @@ def _with_answers(index: LoadedIndex, facts: list[FactHit], seen: set[str]) -> l
         statement = first(doc, "statement", "") if doc is not None else ""
         if doc is None or statement in placed:
             continue  # no answer, or it ranked above its question on its own
-        seen.add(statement.strip().lower())
+        seen.add(_statement_key(statement))
         placed.add(statement)
         relevance = max(own.get(statement, 0.0), fact.relevance_score * HOP_DECAY)
         out.append(_fact_hit(index, doc, relevance, linked=ANSWER if statement not in own else ""))
@@ -508,7 +514,7 @@ def _with_extreme(
         return facts
     fact_id = int(first(row, "fact_id", 0))
     relevance = next((rel for _, rel, doc in scored if int(first(doc, "fact_id", 0)) == fact_id), 0.0)
-    seen.add(first(row, "statement", "").strip().lower())
+    seen.add(_statement_key(first(row, "statement", "")))
     rest = [f for f in facts if f.fact_id != fact_id]
     # It answers better than any fact matching the words alone (its table's other rows first).
     best = max([relevance, EXTREME_RELEVANCE, *(f.relevance_score for f in rest)])
@@ -539,15 +545,15 @@ def _with_anchor(
     listed = [i for i, f in enumerate(facts) if f.fact_id == fact_id]
     if listed and listed[0] < HOP_PARENTS and facts[listed[0]].relevance_score >= HOP_MIN_PARENT:
         return facts  # the second hop follows it
-    statement = first(doc, "statement", "").strip().lower()
+    statement = _statement_key(first(doc, "statement", ""))
     # A fact already listed may be the hop's: it then moves up beside its record.
     hop = _hop_from(index, query, fact_id, prompt, {statement}, hiding_in)
     if hop is None:
         return facts
     chain, candidate = hop
-    found = {statement, first(candidate, "statement", "").strip().lower()}
+    found = {statement, _statement_key(first(candidate, "statement", ""))}
     seen.update(found)
-    rest = [f for f in facts if f.statement.strip().lower() not in found]
+    rest = [f for f in facts if _statement_key(f.statement) not in found]
     # Both at the chain's relevance (less HOP_DECAY, as a hop's): the record is there for it.
     pair = [
         _fact_hit(index, doc, max(relevance, chain * HOP_DECAY)),
@@ -595,7 +601,7 @@ def _with_newer_versions(
     lower down (where the limit could cut it off)."""
     if not index.revisions:
         return facts
-    norms = [f.statement.strip().lower() for f in facts]
+    norms = [_statement_key(f.statement) for f in facts]
     out: list[FactHit] = []
     moved: set[str] = set()  # listed statements moved up above the older fact
     for position, fact in enumerate(facts):
@@ -606,7 +612,7 @@ def _with_newer_versions(
             below = set(norms[position + 1 :]) - moved
             found = _version_statement(index, query, fact, newest, seen - below, hiding_in)
             if found is not None:
-                statement = first(found, "statement", "").strip().lower()
+                statement = _statement_key(first(found, "statement", ""))
                 seen.add(statement)
                 if statement in below:
                     moved.add(statement)
@@ -636,7 +642,7 @@ def _version_statement(
     fact_words = [q for q in wanted if q.term in set(said)]
     best: tuple[float, dict[str, Any]] | None = None
     for _, candidate in candidates:
-        if first(candidate, "statement", "").strip().lower() in seen:
+        if _statement_key(first(candidate, "statement", "")) in seen:
             continue
         held = set(first(candidate, "terms", "").split())
         if coverage(fact_words, held, set()) < NEWER_VERSION_SHARE:
@@ -688,7 +694,7 @@ def _second_hop(
     if not facts:
         return facts
     lowered = prompt.lower()
-    norms = [f.statement.strip().lower() for f in facts]
+    norms = [_statement_key(f.statement) for f in facts]
     listed = {norm: f.relevance_score for norm, f in zip(norms, facts)}
     out: list[FactHit] = []
     moved: set[str] = set()  # listed facts moved up beside their parent
@@ -715,7 +721,7 @@ def _second_hop(
         if best is None:
             continue
         chain, candidate = best
-        statement = first(candidate, "statement", "").strip().lower()
+        statement = _statement_key(first(candidate, "statement", ""))
         seen.add(statement)
         relevance = min(parent.relevance_score, chain) * HOP_DECAY
         if statement in below:
@@ -729,7 +735,7 @@ def _second_hop(
             # next bridge too ("Stuart McKellar … reports to Fenella Graystock").
             further = _hop_on(index, query, parent.fact_id, candidate, prompt, (seen - below) | {statement}, hiding_in)
             if further is not None:
-                statement = first(further, "statement", "").strip().lower()
+                statement = _statement_key(first(further, "statement", ""))
                 seen.add(statement)
                 if statement in below:
                     moved.add(statement)
@@ -913,7 +919,7 @@ def _hop_fact(
             continue  # "SAV-Atlanta" is a lane, not the site SAV
         if bring and not _brings(first(candidate, "statement", ""), own_terms, bring):
             continue
-        if first(candidate, "statement", "").strip().lower() in seen:
+        if _statement_key(first(candidate, "statement", "")) in seen:
             listed.append(own_terms)
         else:
             held.append((candidate, own_terms))

@@ -67,7 +67,7 @@ class Outcome:
     statements: list[str] = field(default_factory=list)  # the facts returned, best first
     linked: list[str] = field(default_factory=list)  # how each fact was reached (FactHit.linked)
     unknown_name: bool = False  # the prompt names what the memory never mentions
-    meant: bool = False  # the fact the dense stage holds clearly nearest is among the facts (rank.assess)
+    meant: bool = False  # the rank chose the fact the dense stage holds clearly nearest (Retrieval.meant_fact)
 
 
 @dataclass
