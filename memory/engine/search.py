@@ -453,7 +453,8 @@ def _with_nearest_documents(
 ) -> list[FactHit]:
     """Facts that answer weakly by their words (NEAREST_WHEN_BELOW) make room, in their last
     places, for the documents' facts the dense stage holds nearest the prompt
-    (NEAREST_DOCUMENT_FACTS, not a chat message or a mail), each at its own relevance."""
+    (NEAREST_DOCUMENT_FACTS, not a chat message or a mail), each at its own relevance. A fact
+    taken already that is one of those nearest keeps its place: the room comes from the others."""
     if not facts or not similarity.prompt or max(f.relevance_score for f in facts) >= NEAREST_WHEN_BELOW:
         return facts
     candidates = {int(first(doc, "fact_id", 0)): (relevance, doc) for _, relevance, doc in scored}
@@ -470,7 +471,13 @@ def _with_nearest_documents(
         if fact_id not in have and norm not in seen:
             seen.add(norm)
             added.append(_fact_hit(index, doc, relevance))
-    return [*facts[: limit - len(added)], *added] if added else facts
+    if not added:
+        return facts
+    nearest = set(documents)
+    kept = [f for f in facts if f.fact_id in nearest]
+    others = [f for f in facts if f.fact_id not in nearest][: max(0, limit - len(added) - len(kept))]
+    keep = {id(f) for f in (*kept, *others)}
+    return [*(f for f in facts if id(f) in keep), *added]
 
 
 def _with_answers(index: LoadedIndex, facts: list[FactHit], seen: set[str]) -> list[FactHit]:

@@ -129,3 +129,18 @@ def test_the_nearest_documents_take_at_most_half_of_the_places(workspace: Worksp
         ids[0],
         ids[2],
     ]
+
+
+def test_a_nearest_document_s_fact_already_in_a_last_place_keeps_it_when_room_is_made(workspace: Workspace) -> None:
+    # Corvane's tuning probe: the £400 home-office allowance, the second nearest fact by
+    # meaning, was chosen by the rank in the tenth place, then cut with the other last places
+    # to make room for the nearest facts it is one of.
+    index, ids, scored, _ = _notes_ranked_weakly(workspace)
+    facts = [_fact_hit(index, doc, 0.2) for _, _, doc in scored[:4]]  # notes 0-3; note 3 last
+    similarity = Similarity(prompt={ids[5]: 0.8, ids[3]: 0.7, ids[4]: 0.6})
+
+    placed = _with_nearest_documents(index, scored, similarity, facts, set(), limit=4)
+
+    # Two places (half of four) for the two nearest: note 5 joins, and note 2 makes room, not
+    # note 3, the second nearest, already taken.
+    assert [f.fact_id for f in placed] == [ids[0], ids[1], ids[3], ids[5]]
