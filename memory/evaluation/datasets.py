@@ -32,6 +32,7 @@ DEFAULT_PATHS = {
     "pelhamridge": REPO / "eval" / "pelhamridge" / "questions.jsonl",
     "oakmere": REPO / "eval" / "oakmere" / "questions.jsonl",
     "followups": REPO / "eval" / "followups" / "prompts.jsonl",  # not a corpus: see followups.py
+    "companies": REPO / "eval" / "sets" / "held-out.json",  # a named set of companies' question files
 }
 
 # Halves kept apart (issue 16): the engine may be tuned on TUNE only; TEST is reported, never
@@ -207,6 +208,28 @@ def company(path: Path) -> Iterator[Corpus]:
     yield Corpus(name=path.parent.name, cases=cases, folder=path.parent / "corpus", scoring="substrings")
 
 
+def company_set(path: Path) -> Iterator[Corpus]:
+    """A named set of question files over several companies (`eval/sets/*.json`), each company
+    imported once for all its files: `{"sets": [{"folder": "../corvane", "files":
+    ["holdout8.jsonl"]}, …]}`, each folder relative to the set file, holding `corpus/` and the
+    files named (file names only). A company's corpus is named after its folder."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    entries = data["sets"]
+    if not isinstance(entries, list) or not entries:
+        raise ValueError("'sets' must be a non-empty list of {folder, files}")
+    corpora = []  # every entry read before the first company is imported
+    for entry in entries:
+        folder = (path.parent / str(entry["folder"])).resolve()
+        files = [str(f) for f in entry["files"]]
+        if not (folder / "corpus").is_dir():
+            raise ValueError(f"{entry['folder']} holds no corpus/ folder")
+        if not files or any(Path(f).name != f or not (folder / f).is_file() for f in files):
+            raise ValueError(f"{entry['folder']}: 'files' must name question files in that folder: {files}")
+        cases = [case for f in files for corpus in company(folder / f) for case in corpus.cases]
+        corpora.append(Corpus(name=folder.name, cases=cases, folder=folder / "corpus", scoring="substrings"))
+    yield from corpora
+
+
 LOADERS = {
     "locomo": locomo,
     "qmsum": qmsum,
@@ -218,4 +241,5 @@ LOADERS = {
     "tasmanlight": company,
     "pelhamridge": company,
     "oakmere": company,
+    "companies": company_set,
 }

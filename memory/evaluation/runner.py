@@ -68,6 +68,7 @@ class Outcome:
     linked: list[str] = field(default_factory=list)  # how each fact was reached (FactHit.linked)
     unknown_name: bool = False  # the prompt names what the memory never mentions
     meant: bool = False  # the rank chose the fact the dense stage holds clearly nearest (Retrieval.meant_fact)
+    corpus: str = ""  # the corpus asked (a company of a set, a conversation)
 
 
 @dataclass
@@ -259,6 +260,7 @@ def _ask(corpus: Corpus, cases: list[Case], workspace: Workspace) -> list[Outcom
             linked=[f.linked for f in result.facts],
             unknown_name=bool(result.unknown_names),
             meant=result.meant_fact is not None,
+            corpus=corpus.name,
         )
         if corpus.sessions:
             # From the same ten turns as the turn-level figures, for both.
@@ -348,6 +350,7 @@ def render(report: Report) -> list[str]:
             f"unanswerable: coverage none/minimal for {flagged}/{len(unanswerable)} "
             f"({flagged / len(unanswerable):.1%})"
         )
+    lines.extend(corpus_lines(report, baselines))
     lines.extend(calibration_lines(report.outcomes, halves))
     lines.extend(interval_lines(answerable, halves))
     lines.extend(session_lines(answerable, halves))
@@ -364,6 +367,28 @@ def render(report: Report) -> list[str]:
     for which in baselines:
         lines.append(summary_line(f"{report.dataset}-{which}", answerable, which))
     lines.append(summary_line(report.dataset, answerable, "pam"))
+    return lines
+
+
+def corpus_lines(report: Report, baselines: tuple[str, ...]) -> list[str]:
+    """For a set over several companies (`evaluate companies`), each company's answerable
+    questions with all their evidence in the top 10, the engine's beside each baseline's, and
+    its no-answer questions flagged."""
+    if report.dataset != "companies":
+        return []
+    by_corpus: dict[str, list[Outcome]] = defaultdict(list)
+    for outcome in report.outcomes:
+        by_corpus[outcome.corpus].append(outcome)
+    lines = ["", f"all evidence in the top {K}, by company:"]
+    for name, group in by_corpus.items():
+        answerable = [o for o in group if not o.case.unanswerable]
+        found = "  ".join(
+            f"{which.upper()} {sum(1 for o in answerable if getattr(o, which).all10 >= 1.0)}/{len(answerable)}"
+            for which in ("pam", *baselines)
+        )
+        unanswerable = [o for o in group if o.case.unanswerable]
+        flagged = sum(1 for o in unanswerable if o.coverage in NOT_ANSWERED)
+        lines.append(f"  {name:14} {found}  no-answer flagged {flagged}/{len(unanswerable)}")
     return lines
 
 

@@ -12,6 +12,10 @@ each question's outcome to PATH (JSON); `--against PATH` reads a run saved that 
 per half, the questions this run answers differently, with a sign test
 (memory/evaluation/compare.py).
 
+`evaluate companies --data eval/sets/NAME.json` asks a named set of question files over several
+evaluation companies (the numbered held-out sets, `held-out.json`, `tuning.json`), each company
+imported once for all its files, and prints a line per company beside the per-category table.
+
 `evaluate followups` imports nothing: it measures follow-up detection (triage) on the labelled
 prompts of `eval/followups/prompts.jsonl`, precision and recall per half.
 """
@@ -32,7 +36,7 @@ FOLLOWUPS = "followups"
 
 
 class Command(BaseCommand):
-    help = "Measure retrieval quality and speed on locomo, qmsum, the demo or an evaluation company."
+    help = "Measure retrieval quality and speed on locomo, qmsum, the demo, an evaluation company or a set of them."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("dataset", choices=sorted([*LOADERS, FOLLOWUPS]))
