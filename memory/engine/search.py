@@ -474,10 +474,15 @@ def _with_nearest_documents(
     if not added:
         return facts
     nearest = set(documents)
-    kept = [f for f in facts if f.fact_id in nearest]
-    others = [f for f in facts if f.fact_id not in nearest][: max(0, limit - len(added) - len(kept))]
-    keep = {id(f) for f in (*kept, *others)}
-    return [*(f for f in facts if id(f) in keep), *added]
+    room = limit - len(added) - sum(1 for f in facts if f.fact_id in nearest)  # places for the others
+    kept = []
+    for fact in facts:
+        if fact.fact_id in nearest:
+            kept.append(fact)
+        elif room > 0:
+            kept.append(fact)
+            room -= 1
+    return [*kept, *added]
 
 
 def _with_answers(index: LoadedIndex, facts: list[FactHit], seen: set[str]) -> list[FactHit]:
