@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install migrate demo serve typecheck check clean
+.PHONY: run test install install-mpnet migrate demo serve typecheck check clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -15,6 +15,10 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# all-mpnet-base-v2 into PAM_MODEL_DIR (438 MB), for PAM_DENSE_MODEL=minilm+mpnet: optional.
+install-mpnet: install
+	$(PY) manage.py install_mpnet
 
 migrate: install
 	$(PY) manage.py migrate --noinput -v 0

