@@ -24,6 +24,12 @@ from memory.pipelines.progress import pipeline_group
 from memory.routing import websocket_urlpatterns as pipeline_feeds
 
 FEEDS = URLRouter(pipeline_feeds + request_feeds)
+# A consumer ends once its channel-layer read returns: at most channels_redis's 5 s BZPOPMIN.
+WAIT_S = 7
+
+# A feed that stops answering fails its test within a minute instead of holding CI for the
+# suite's ten-minute timeout.
+pytestmark = pytest.mark.timeout(60)
 
 
 class WebsocketCommunicator(ApplicationCommunicator):  # type: ignore[misc]
@@ -46,8 +52,12 @@ class WebsocketCommunicator(ApplicationCommunicator):  # type: ignore[misc]
         return json.loads((await self.receive_output(timeout))["text"])
 
     async def disconnect(self) -> None:
+        """Closes the socket as a server does after either side closed it: the application hears
+        `websocket.disconnect` and ends inside this event loop. (Left running, a consumer refused
+        at the handshake was cancelled only when the loop shut down, mid-read on Redis, and once
+        hung CI for the whole test timeout.)"""
         await self.send_input({"type": "websocket.disconnect", "code": 1000})
-        await self.wait(1)
+        await self.wait(WAIT_S)
 
 
 EVENT = {"type": "request.logged", "request_id": "r-1", "tool_name": "retrieve_memory", "outcome": "success", "duration_ms": 3, "created_at": "2026-12-01T00:00:00+00:00"}
@@ -60,8 +70,7 @@ def connect(path: str, user: Any) -> tuple[bool, int | None]:
         communicator = WebsocketCommunicator(FEEDS, path)
         communicator.scope["user"] = user
         answer = await communicator.connect()
-        if answer[0]:
-            await communicator.disconnect()
+        await communicator.disconnect()
         return answer
 
     return async_to_sync(go)()
@@ -150,7 +159,9 @@ def test_a_websocket_from_another_origin_is_refused_before_the_feed(db: None, or
 
     async def go() -> tuple[bool, int | None]:
         communicator = WebsocketCommunicator(application, "/ws/requests/", headers=[(b"origin", origin), (b"host", b"127.0.0.1:8000")])
-        return await communicator.connect()
+        answer = await communicator.connect()
+        await communicator.disconnect()
+        return answer
 
     connected, code = async_to_sync(go)()
 
