@@ -384,14 +384,29 @@ def _written_after(value: str, column: str, prompt: str) -> bool:
     return bool(words) and re.search(rf"\b(?i:{words})\s+{re.escape(value)}\b", prompt) is not None
 
 
+# A row's own code ("E1006", "C-1007", "PRE-23-042") in its key column (`employee_id`,
+# "Asset code"): the value other tables and messages join the row by.
+KEY_CODE = re.compile(r"[A-Za-z]{1,5}-?\d{2,}(?:-\d+)*")
+_KEY_COLUMN = re.compile(r"(?:^|[_\s])(?:id|code)$", re.IGNORECASE)
+
+
+def is_key(column: str, value: str) -> bool:
+    """Whether the cell is a row's own code in its key column (`KEY_CODE`)."""
+    return bool(KEY_CODE.fullmatch(value) and _KEY_COLUMN.search(column))
+
+
 def bridge_values(statement: str, prompt_lower: str, prompt_terms: set[str]) -> tuple[list[str], set[str]]:
-    """A record's values that can lead a second hop: names, not numbers, dates or addresses,
-    and not what the prompt already says; and those of them in a column the prompt names
-    ("the incident *commander* of …" → `incident_commander`): the hop crosses by those alone."""
+    """A record's values that can lead a second hop: names and the row's own code (`is_key`:
+    "the person with the lowest utilisation" → E1006 → that employee's directory row), not
+    numbers, dates or addresses, and not what the prompt already says; and those of them in a
+    column the prompt names ("the incident *commander* of …" → `incident_commander`): the hop
+    crosses by those alone."""
     out: list[str] = []
     named: set[str] = set()
     for name, value in cells(statement).items():
-        if typed(value) is not None or "@" in value or sum(c.isdigit() for c in value) > len(value) // 3:
+        if not is_key(name, value) and (
+            typed(value) is not None or "@" in value or sum(c.isdigit() for c in value) > len(value) // 3
+        ):
             continue
         if value.lower() in prompt_lower or not terms(value):
             continue

@@ -833,7 +833,10 @@ def _hop_from(
     followed = labels if through_any else [label for label in labels if label in named] or labels
     demonstrated = {t for m in _DEMONSTRATED.finditer(prompt_lower) for t in terms(m.group(1))} & {q.term for q in remaining}
     said = set(re.findall(r"[\w'-]+", prompt_lower)) if _UNNAMED.search(prompt_lower) else set()
-    best: tuple[bool, bool, float, float, dict[str, Any]] | None = None
+    # Ties on the first two are broken by a row's code (`records.KEY_CODE`) before what the
+    # chain holds: a table joined by its key ("E1006" -> the directory row of E1006) outranks a
+    # fact that shares a place with the row and happens to hold a word of the prompt.
+    best: tuple[bool, bool, bool, float, float, dict[str, Any]] | None = None
     for label in followed:
         asked = attribute if attribute and label in people else remaining
         found = _hop_fact(index, label, asked, seen, hiding_in, label in named, [] if label in people else contact)
@@ -844,11 +847,12 @@ def _hop_from(
         held = joint_coverage(query, [*(before or []), *_doc_terms([parent, found[1]])])
         called = bool(demonstrated & set(first(found[1], "terms", "").split()))
         unnamed = label not in people or not said & set(label.lower().split())
-        if best is None or (called, unnamed, held, found[0]) > best[:4]:
-            best = (called, unnamed, held, found[0], found[1])
+        keyed = bool(records.KEY_CODE.fullmatch(label))
+        if best is None or (called, unnamed, keyed, held, found[0]) > best[:5]:
+            best = (called, unnamed, keyed, held, found[0], found[1])
     if best is None:
         return None
-    return joint_coverage(query, _doc_terms([parent, best[4]])), best[4]
+    return joint_coverage(query, _doc_terms([parent, best[5]])), best[5]
 
 
 def _names_a_person(doc: dict[str, Any], prompt_lower: str) -> bool:

@@ -931,6 +931,39 @@ def test_a_code_a_message_writes_leads_the_hop_to_the_row_numbered_by_it(workspa
     assert "Carrier Vector 1550" in hop_from(workspace, prompt, "Trailer T-118 lost")
 
 
+UTILISATION = """employee_id,office,billable_hours,available_hours,utilisation_pct
+E1006,Calgary,148.00,440,33.6
+E1007,Calgary,402.00,452,88.9
+E1011,Edmonton,351.00,448,78.3
+"""
+STAFF = [
+    {"employee_id": "E1006", "name": "Rajiv Sandhu", "title": "Vice President", "office": "Calgary", "start_date": "2013-05-06"},
+    {"employee_id": "E1007", "name": "Chloe Martin", "title": "Bridge Engineer", "office": "Calgary", "start_date": "2019-09-03"},
+    {"employee_id": "E1011", "name": "Hamid Rezaei", "title": "Water Resources Lead", "office": "Edmonton", "start_date": "2016-01-11"},
+]
+TRAINING = """# Spring training
+
+Sessions start on March 16, in person in Calgary and Edmonton.
+"""
+
+
+def test_a_row_s_own_code_leads_the_hop_to_the_row_of_another_table_it_keys(workspace: Workspace, tmp_path: Path) -> None:
+    # The utilisation row names its employee by code alone; the directory row of that code holds
+    # the start date asked. A note sharing the row's office and the words "start" and "person"
+    # used to win the hop through "Calgary".
+    files = {"utilisation.csv": UTILISATION, "staff-directory.json": json.dumps(STAFF), "training.md": TRAINING}
+    folder_import(workspace, tmp_path / "staff", files)
+    prompt = "The person with the lowest utilisation in Q4: when did they start with us?"
+
+    assert "2013-05-06" in hop_from(workspace, prompt, "E1006; office")
+
+
+def test_only_a_code_in_a_row_s_key_column_is_a_bridge_of_its_own() -> None:
+    row = "employee_id: E1006; badge: B2231; office: Calgary; Asset code: PRE-23-042; utilisation_pct: 33.6"
+
+    assert records.bridge_values(row, "", set())[0] == ["E1006", "Calgary", "PRE-23-042"]
+
+
 TEESPORT_USERS = [
     member("U1", "Stuart McKellar", "Site Manager, Teesport Freezer Centre"),
     member("U2", "Delyth Morgan", "Customer Service Lead"),

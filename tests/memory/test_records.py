@@ -144,16 +144,17 @@ def test_a_quantifier_leaves_a_superlative_beside_it_asked() -> None:
     assert wanted is not None and wanted.words == ["most"]
 
 
-def test_bridge_values_are_names_the_prompt_does_not_already_say() -> None:
+def test_bridge_values_are_names_and_the_row_s_code_the_prompt_does_not_already_say() -> None:
     statement = (
         "customer_id: C-1003; customer_name: Kestrel Seafoods Ltd; signup_date: 2012-04-02; "
         "annual_value_gbp: 1240000; tier: Gold; account_owner: Saoirse Mulvaney; email: ops@kestrel.test"
     )
 
     assert bridge_values(statement, "what discount does kestrel seafoods ltd get?", set()) == (
-        ["Gold", "Saoirse Mulvaney"],
+        ["C-1003", "Gold", "Saoirse Mulvaney"],
         set(),
     )
+    assert bridge_values(statement, "what discount does c-1003 get?", set())[0] == ["Kestrel Seafoods Ltd", "Gold", "Saoirse Mulvaney"]
 
 
 def test_bridge_values_in_a_column_the_prompt_names_are_told_apart() -> None:
