@@ -145,6 +145,11 @@ _DEMONSTRATED = re.compile(r"\b(?:that|this|the same)\s+([a-z]+)\b")
 # "José asked someone to put a drain mat by the eyewash. Who's that person's boss?": the one
 # asked about is not a person the prompt names, though a bridge leads to them too.
 _UNNAMED = re.compile(r"\b(?:someone|somebody|whoever|that person|the person (?:who|that))\b")
+# "Who re-booked the movers, and what's their job?": a question asking for a person, whom the
+# fact's text may name doing it ("Leah: Maren is re-booking the movers"), at most DOER_SPAN
+# words before the prompt's word.
+_ASKS_WHO = re.compile(r"\b(?:who|whoever|which person)\b")
+DOER_SPAN = 3
 _CODE = re.compile(r"(?<![\w-])[A-Z]{1,5}-\d[\w-]*(?![\w-])")  # "T-118", "INC-2026-017": what a table's rows are numbered by
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
 
@@ -833,10 +838,14 @@ def _hop_from(
     followed = labels if through_any else [label for label in labels if label in named] or labels
     demonstrated = {t for m in _DEMONSTRATED.finditer(prompt_lower) for t in terms(m.group(1))} & {q.term for q in remaining}
     said = set(re.findall(r"[\w'-]+", prompt_lower)) if _UNNAMED.search(prompt_lower) else set()
-    # Ties on the first two are broken by a row's code (`records.KEY_CODE`) before what the
-    # chain holds: a table joined by its key ("E1006" -> the directory row of E1006) outranks a
-    # fact that shares a place with the row and happens to hold a word of the prompt.
-    best: tuple[bool, bool, bool, float, float, dict[str, Any]] | None = None
+    # Ties on the first two are broken by whom the fact's text names doing what the prompt asks
+    # about (`_does_what_is_asked`, a "who" question: not the message's author), then by a row's
+    # code (`records.KEY_CODE`) before what the chain holds: a table joined by its key ("E1006"
+    # -> the directory row of E1006) outranks a fact that shares a place with the row and
+    # happens to hold a word of the prompt.
+    best: tuple[bool, bool, bool, bool, float, float, dict[str, Any]] | None = None
+    parent_statement = first(parent, "statement", "")
+    asks_who = bool(_ASKS_WHO.search(prompt_lower))
     for label in followed:
         asked = attribute if attribute and label in people else remaining
         found = _hop_fact(index, label, asked, seen, hiding_in, label in named, [] if label in people else contact)
@@ -848,11 +857,31 @@ def _hop_from(
         called = bool(demonstrated & set(first(found[1], "terms", "").split()))
         unnamed = label not in people or not said & set(label.lower().split())
         keyed = bool(records.KEY_CODE.fullmatch(label))
-        if best is None or (called, unnamed, keyed, held, found[0]) > best[:5]:
-            best = (called, unnamed, keyed, held, found[0], found[1])
+        doer = asks_who and label in people and _does_what_is_asked(parent_statement, label, own_terms)
+        if best is None or (called, unnamed, doer, keyed, held, found[0]) > best[:6]:
+            best = (called, unnamed, doer, keyed, held, found[0], found[1])
     if best is None:
         return None
-    return joint_coverage(query, _doc_terms([parent, best[5]])), best[5]
+    return joint_coverage(query, _doc_terms([parent, best[6]])), best[6]
+
+
+def _does_what_is_asked(statement: str, person: str, asked: set[str]) -> bool:
+    """Whether the fact's text (not its author) names the person at most DOER_SPAN words before
+    a word of the prompt, with no other capitalised word between: "Maren is re-booking the
+    movers" for "who re-booked the movers", by any of the person's names."""
+    speaker = SPEAKER.match(statement)
+    body = statement[speaker.end():] if speaker else statement
+    tokens = re.findall(r"[\w'-]+", body)
+    names = {w for w in re.findall(r"[\w'-]+", person.lower()) if len(w) > 1}
+    for j, token in enumerate(tokens):
+        if j == 0 or not set(terms(token)) & asked or token.lower() in names:
+            continue
+        for i in range(j - 1, max(-1, j - 1 - DOER_SPAN), -1):
+            if tokens[i][:1].isupper():
+                if tokens[i].lower() in names:
+                    return True
+                break
+    return False
 
 
 def _names_a_person(doc: dict[str, Any], prompt_lower: str) -> bool:

@@ -964,6 +964,42 @@ def test_only_a_code_in_a_row_s_key_column_is_a_bridge_of_its_own() -> None:
     assert records.bridge_values(row, "", set())[0] == ["E1006", "Calgary", "PRE-23-042"]
 
 
+KELOWNA_USERS = [member("U1", "Leah Fenwick", "Principal, Kelowna Office Lead"), member("U2", "Maren Holloway", "Office Administrator")]
+KELOWNA_DAY = [
+    said("U1", "The landlord moved the handover to March 27.", "1771300000.000100"),
+    said("U1", "Maren is re-booking the movers and the plotter move.", "1771300100.000100"),
+    said("U2", "The plotter is packed.", "1771300200.000100"),
+]
+KELOWNA_CHART = """# Organisation chart
+
+- Leah Fenwick — Principal, Kelowna Office Lead (reports to Dana Kowal)
+- Maren Holloway — Office Administrator, Kelowna (reports to Leah Fenwick)
+"""
+
+
+def test_who_did_it_follows_the_person_a_message_names_doing_it_not_its_author(workspace: Workspace, tmp_path: Path) -> None:
+    # Leah wrote that Maren is re-booking the movers: "who re-booked them" is Maren. Leah's own
+    # chart line holds another word of the prompt ("Kelowna") and used to win the hop.
+    files = {"org-chart.md": KELOWNA_CHART, **slack_day("kelowna-move", "2026-02-17", KELOWNA_USERS, KELOWNA_DAY)}
+    folder_import(workspace, tmp_path / "kelowna", files)
+    prompt = "Who re-booked the Kelowna movers, and what's their job?"
+
+    assert "Maren Holloway — Office Administrator" in hop_from(workspace, prompt, "re-booking the movers")
+
+
+@pytest.mark.parametrize(
+    ("statement", "person", "does_it"),
+    [
+        ("Fenwick, Leah: Maren is re-booking the movers.", "Maren Holloway", True),
+        ("Fenwick, Leah: Maren is re-booking the movers.", "Leah Fenwick", False),  # the author
+        ("Leah Fenwick: Maren asked Tom to re-book the movers.", "Maren Holloway", False),  # Tom between
+        ("Leah Fenwick: Maren will, after a long call with the landlord, re-book the movers.", "Maren Holloway", False),
+    ],
+)
+def test_the_person_doing_what_is_asked_is_named_just_before_the_prompt_s_word(statement: str, person: str, does_it: bool) -> None:
+    assert search._does_what_is_asked(statement, person, set(terms("who re-booked the movers"))) is does_it
+
+
 TEESPORT_USERS = [
     member("U1", "Stuart McKellar", "Site Manager, Teesport Freezer Centre"),
     member("U2", "Delyth Morgan", "Customer Service Lead"),
