@@ -1094,7 +1094,8 @@ def _record_keys(
     without the author): the codes that are a whole cell of some record ("Trailer T-118 lost
     its refrigeration" and `fleet_no: T-118`); with `phrases`, where other capitals are not
     bridges, the capitalised phrases that are one ("Leah Morgan, the practice manager at
-    Redcliffe Physio Group" and `customer: Redcliffe Physio Group`); with `words`, the
+    Redcliffe Physio Group" and `customer: Redcliffe Physio Group`) or start just one ("a Peach
+    State driver pulled forward" and `carrier: Peach State Haulers`); with `words`, the
     capitalised words that are one ("short at Clonmel" and `site: Clonmel`) or start just one
     ("at Avonmouth" and `site_name: Avonmouth Cold Store`), as the record writes it."""
     said = _CODE.findall(message)
@@ -1115,13 +1116,12 @@ def _record_keys(
 
 
 def _cell_named(index: LoadedIndex, phrase: str) -> str | None:
-    """The record cell the phrase names: one equal to it, or for a single word the one value
-    of a cell starting with it (None when several do: "Summit" for Summit Ridge Trucking and
-    Summit Auto Parts)."""
+    """The record cell the phrase names: one equal to it, or the one value of a cell starting
+    with it (None when several do: "Summit" for Summit Ridge Trucking and Summit Auto Parts)."""
     values = {value for statement in _holding(index, phrase) for value in records.cells(statement).values()}
     if phrase in values:
         return phrase
-    starting = {value for value in values if value.startswith(f"{phrase} ")} if " " not in phrase else set()
+    starting = {value for value in values if value.startswith(f"{phrase} ")}
     return starting.pop() if len(starting) == 1 else None
 
 

@@ -1000,6 +1000,36 @@ def test_the_person_doing_what_is_asked_is_named_just_before_the_prompt_s_word(s
     assert search._does_what_is_asked(statement, person, set(terms("who re-booked the movers"))) is does_it
 
 
+CARRIERS = """carrier_id,carrier,mode,home_base,on_time_pct,carrier_manager
+CR-07,BlueLine LTL,LTL,"Atlanta, GA",91.2%,Aaliyah Grant
+CR-10,Peach State Haulers,FTL dry van,"Macon, GA",95.6%,Aaliyah Grant
+CR-11,Summit Ridge Trucking,FTL flatbed,"Pittsburgh, PA",88.0%,Aaliyah Grant
+CR-12,Summit Road Freight,LTL,"Erie, PA",90.1%,Aaliyah Grant
+"""
+DOCK_USERS = [member("U1", "Luis Ortega", "Shift Supervisor (Savannah)")]
+DOCK_DAY = [
+    said("U1", "Near miss at Door 31, Peach State driver pulled forward while we were still loading.", "1771250000.000100"),
+    said("U1", "Near miss at Door 12, Summit Road driver left the trailer unchocked.", "1771250100.000100"),
+]
+
+
+def test_a_phrase_a_message_writes_that_starts_one_record_s_cell_leads_the_hop_to_that_record(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # "Peach State driver": the carriers table writes Peach State Haulers; the row holds the
+    # on-time rate asked. A phrase starting two cells ("Summit Road" does not, "Summit" would)
+    # names neither.
+    files = {"carriers.csv": CARRIERS, **slack_day("sav-dc", "2026-02-16", DOCK_USERS, DOCK_DAY)}
+    folder_import(workspace, tmp_path / "dock", files)
+    prompt = "Whose driver caused the trailer-creep near miss at Door 31, and what's that carrier's on-time rate?"
+
+    assert "95.6%" in hop_from(workspace, prompt, "Peach State driver")
+    index = index_for(workspace)
+    assert index is not None
+    assert search._cell_named(index, "Summit Road") == "Summit Road Freight"
+    assert search._cell_named(index, "Summit") is None
+
+
 TEESPORT_USERS = [
     member("U1", "Stuart McKellar", "Site Manager, Teesport Freezer Centre"),
     member("U2", "Delyth Morgan", "Customer Service Lead"),
