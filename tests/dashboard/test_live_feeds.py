@@ -59,6 +59,13 @@ class WebsocketCommunicator(ApplicationCommunicator):  # type: ignore[misc]
         await self.send_input({"type": "websocket.disconnect", "code": 1000})
         await self.wait(WAIT_S)
 
+    async def handshake(self) -> tuple[bool, int | None]:
+        """Whether the application accepts the socket (and its close code when it does not),
+        the socket closed again either way."""
+        answer = await self.connect()
+        await self.disconnect()
+        return answer
+
 
 EVENT = {"type": "request.logged", "request_id": "r-1", "tool_name": "retrieve_memory", "outcome": "success", "duration_ms": 3, "created_at": "2026-12-01T00:00:00+00:00"}
 
@@ -69,9 +76,7 @@ def connect(path: str, user: Any) -> tuple[bool, int | None]:
     async def go() -> tuple[bool, int | None]:
         communicator = WebsocketCommunicator(FEEDS, path)
         communicator.scope["user"] = user
-        answer = await communicator.connect()
-        await communicator.disconnect()
-        return answer
+        return await communicator.handshake()
 
     return async_to_sync(go)()
 
@@ -159,9 +164,7 @@ def test_a_websocket_from_another_origin_is_refused_before_the_feed(db: None, or
 
     async def go() -> tuple[bool, int | None]:
         communicator = WebsocketCommunicator(application, "/ws/requests/", headers=[(b"origin", origin), (b"host", b"127.0.0.1:8000")])
-        answer = await communicator.connect()
-        await communicator.disconnect()
-        return answer
+        return await communicator.handshake()
 
     connected, code = async_to_sync(go)()
 

@@ -1017,7 +1017,7 @@ def test_a_phrase_a_message_writes_that_starts_one_record_s_cell_leads_the_hop_t
     workspace: Workspace, tmp_path: Path
 ) -> None:
     # "Peach State driver": the carriers table writes Peach State Haulers; the row holds the
-    # on-time rate asked. A phrase starting two cells ("Summit Road" does not, "Summit" would)
+    # on-time rate asked. "Summit Road" starts one cell and names it; "Summit" starts two and
     # names neither.
     files = {"carriers.csv": CARRIERS, **slack_day("sav-dc", "2026-02-16", DOCK_USERS, DOCK_DAY)}
     folder_import(workspace, tmp_path / "dock", files)
