@@ -150,7 +150,8 @@ _UNNAMED = re.compile(r"\b(?:someone|somebody|whoever|that person|the person (?:
 # words before the prompt's word.
 _ASKS_WHO = re.compile(r"\b(?:who|whoever|which person)\b")
 DOER_SPAN = 3
-_CODE = re.compile(r"(?<![\w-])[A-Z]{1,5}-\d[\w-]*(?![\w-])")  # "T-118", "INC-2026-017": what a table's rows are numbered by
+# "T-118", "INC-2026-017": what a table's rows are numbered by; "MSA-A": a type its rows hold.
+_CODE = re.compile(r"(?<![\w-])[A-Z]{1,5}-(?:\d[\w-]*|[A-Z\d]+(?:-[A-Z\d]+)*)(?![\w-])")
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
 
 
@@ -1092,7 +1093,7 @@ def _record_keys(
 ) -> list[str]:
     """What a table keys its rows by, written in a sentence or a chat message (its text,
     without the author): the codes that are a whole cell of some record ("Trailer T-118 lost
-    its refrigeration" and `fleet_no: T-118`); with `phrases`, where other capitals are not
+    its refrigeration" and `fleet_no: T-118`, "MSA-A customers pay" and `contract_type: MSA-A`); with `phrases`, where other capitals are not
     bridges, the capitalised phrases that are one ("Leah Morgan, the practice manager at
     Redcliffe Physio Group" and `customer: Redcliffe Physio Group`) or start just one ("a Peach
     State driver pulled forward" and `carrier: Peach State Haulers`); with `words`, the

@@ -931,6 +931,31 @@ def test_a_code_a_message_writes_leads_the_hop_to_the_row_numbered_by_it(workspa
     assert "Carrier Vector 1550" in hop_from(workspace, prompt, "Trailer T-118 lost")
 
 
+CONTRACT_CUSTOMERS = """customer_id,customer_name,sector,hq_city,contract_type
+C-1005,Altamira Biologics UK,Pharmaceuticals,Cambridge,MSA-A
+C-1010,Severnside Meats Co-operative,Meat,Gloucester,MSA-A
+C-1011,Lakeshore Provisions Inc,Grocery import,Toronto,MSA-B
+"""
+CONTRACT_TERMS = """# Contract terms
+
+## Payment
+
+MSA-A customers pay 45 days from invoice date; MSA-B customers pay 30 days end of month.
+"""
+
+
+def test_a_type_code_a_sentence_writes_leads_the_hop_to_the_row_holding_it_and_the_prompt_s_words(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # The payment rule names contract types only; the customer asked about is the MSA-A row in
+    # Cambridge. A code without a digit ("MSA-A") was no bridge.
+    files = {"customers.csv": CONTRACT_CUSTOMERS, "contract-terms.md": CONTRACT_TERMS}
+    folder_import(workspace, tmp_path / "contracts", files)
+    prompt = "Our drug-company customer based in Cambridge: how many days after we invoice them do they have to pay?"
+
+    assert "Altamira Biologics UK" in hop_from(workspace, prompt, "MSA-A customers pay")
+
+
 UTILISATION = """employee_id,office,billable_hours,available_hours,utilisation_pct
 E1006,Calgary,148.00,440,33.6
 E1007,Calgary,402.00,452,88.9
