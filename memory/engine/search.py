@@ -48,7 +48,6 @@ from memory.engine.rank import (
     NEAREST_DOCUMENT_FACTS,
     NEAREST_WHEN_BELOW,
     NEWER_VERSION_SHARE,
-    PERSON_ATTRIBUTES,
     RECORD_ATTRIBUTES,
     SECTION_CANDIDATES,
     SECTION_CUTOFF,
@@ -810,8 +809,9 @@ def _hop_from(
     labels, named, people, parent = _bridges(index, fact_id, prompt_lower, own_terms)
     parent_terms = set(first(parent, "terms", "").split())
     # An attribute asked of someone stays asked, whatever the fact holds ("that person's line
-    # manager" of "Stuart, the site manager, will send ...").
-    possessed = {t for m in _POSSESSED.finditer(prompt_lower) for t in terms(m.group(1))} & PERSON_ATTRIBUTES
+    # manager" of "Stuart, the site manager, will send ..."; "that boss's extension" of a
+    # directory row holding its own person's extension beside their manager's name).
+    possessed = {t for m in _POSSESSED.finditer(prompt_lower) for t in terms(m.group(1))} & RECORD_ATTRIBUTES
     remaining = [
         q for q in own if q.term in possessed or (q.term not in parent_terms and not parent_terms & synonyms(q.term))
     ]

@@ -956,6 +956,37 @@ def test_a_type_code_a_sentence_writes_leads_the_hop_to_the_row_holding_it_and_t
     assert "Altamira Biologics UK" in hop_from(workspace, prompt, "MSA-A customers pay")
 
 
+BROKERAGE_STAFF = [
+    {"name": "Mike Dolan", "title": "Carrier Manager", "site": "CHI", "manager": "Greg Lindqvist", "ext": "3111"},
+    {"name": "Greg Lindqvist", "title": "Director of Brokerage", "site": "CHI", "manager": "Tom Brezinski", "ext": "3101"},
+    {"name": "Sam Petrakis", "title": "Senior Freight Broker", "site": "CHI", "manager": "Greg Lindqvist", "ext": "3113"},
+]
+DESK_NOTES = """# Chicago brokerage desk: weekly notes, 13 April
+
+- Cardinal Office Supply: two new LTL lanes to Indianapolis and Louisville. Mike to run them through Ohio Valley.
+"""
+
+
+def test_contact_details_asked_of_someone_s_boss_are_the_boss_s_though_the_fact_holds_its_own(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # Mike's row answers "who do they answer to" (Greg) and holds an extension: Mike's. "That
+    # boss's extension" is still asked, and Greg's row holds it.
+    files = {"staff-directory.json": json.dumps(BROKERAGE_STAFF), "desk-notes.md": DESK_NOTES}
+    folder_import(workspace, tmp_path / "desk", files)
+    prompt = "The Chicago desk person putting Cardinal Office Supply's new LTL lanes through Ohio Valley: who do they answer to, and what's that boss's extension?"
+
+    index = index_for(workspace)
+    assert index is not None
+    query = search._query_terms(index, prompt, prompt, {})
+    note, row = (Fact.objects.get(workspace=workspace, statement__contains=s) for s in ("Mike to run", "Name: Mike Dolan"))
+    seen = {search._statement_key(note.statement), search._statement_key(row.statement)}
+
+    found = search._hop_on(index, query, note.pk, search._docs_by_fact_id(index, [row.pk])[0], prompt, seen, None)
+
+    assert found is not None and "Ext: 3101" in first(found, "statement", "")
+
+
 UTILISATION = """employee_id,office,billable_hours,available_hours,utilisation_pct
 E1006,Calgary,148.00,440,33.6
 E1007,Calgary,402.00,452,88.9
