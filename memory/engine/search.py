@@ -1093,10 +1093,11 @@ def _record_keys(
 ) -> list[str]:
     """What a table keys its rows by, written in a sentence or a chat message (its text,
     without the author): the codes that are a whole cell of some record ("Trailer T-118 lost
-    its refrigeration" and `fleet_no: T-118`, "MSA-A customers pay" and `contract_type: MSA-A`); with `phrases`, where other capitals are not
-    bridges, the capitalised phrases that are one ("Leah Morgan, the practice manager at
-    Redcliffe Physio Group" and `customer: Redcliffe Physio Group`) or start just one ("a Peach
-    State driver pulled forward" and `carrier: Peach State Haulers`); with `words`, the
+    its refrigeration" and `fleet_no: T-118`, "MSA-A customers pay" and `contract_type:
+    MSA-A`); with `phrases`, where other capitals are not bridges, the capitalised phrases
+    that are one ("Leah Morgan, the practice manager at Redcliffe Physio Group" and `customer:
+    Redcliffe Physio Group`) or start just one ("a Peach State driver pulled forward" and
+    `carrier: Peach State Haulers`); with `words`, the
     capitalised words that are one ("short at Clonmel" and `site: Clonmel`) or start just one
     ("at Avonmouth" and `site_name: Avonmouth Cold Store`), as the record writes it."""
     said = _CODE.findall(message)

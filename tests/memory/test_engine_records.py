@@ -979,10 +979,12 @@ def test_contact_details_asked_of_someone_s_boss_are_the_boss_s_though_the_fact_
     index = index_for(workspace)
     assert index is not None
     query = search._query_terms(index, prompt, prompt, {})
-    note, row = (Fact.objects.get(workspace=workspace, statement__contains=s) for s in ("Mike to run", "Name: Mike Dolan"))
+    note = Fact.objects.get(workspace=workspace, statement__contains="Mike to run")
+    row = Fact.objects.get(workspace=workspace, statement__contains="Name: Mike Dolan")
     seen = {search._statement_key(note.statement), search._statement_key(row.statement)}
+    hop = search._docs_by_fact_id(index, [row.pk])[0]  # the chain so far: the note, then Mike's row
 
-    found = search._hop_on(index, query, note.pk, search._docs_by_fact_id(index, [row.pk])[0], prompt, seen, None)
+    found = search._hop_on(index, query, note.pk, hop, prompt, seen, None)
 
     assert found is not None and "Ext: 3101" in first(found, "statement", "")
 
