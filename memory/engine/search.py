@@ -844,7 +844,7 @@ def _hop_from(
     # code (`records.KEY_CODE`) before what the chain holds: a table joined by its key ("E1006"
     # -> the directory row of E1006) outranks a fact that shares a place with the row and
     # happens to hold a word of the prompt.
-    best: tuple[bool, bool, bool, bool, float, float, dict[str, Any]] | None = None
+    best: tuple[tuple[bool, bool, bool, bool, float, float], dict[str, Any]] | None = None
     parent_statement = first(parent, "statement", "")
     asks_who = bool(_ASKS_WHO.search(prompt_lower))
     for label in followed:
@@ -859,11 +859,12 @@ def _hop_from(
         unnamed = label not in people or not said & set(label.lower().split())
         keyed = bool(records.KEY_CODE.fullmatch(label))
         doer = asks_who and label in people and _does_what_is_asked(parent_statement, label, own_terms)
-        if best is None or (called, unnamed, doer, keyed, held, found[0]) > best[:6]:
-            best = (called, unnamed, doer, keyed, held, found[0], found[1])
+        rank = (called, unnamed, doer, keyed, held, found[0])
+        if best is None or rank > best[0]:
+            best = (rank, found[1])
     if best is None:
         return None
-    return joint_coverage(query, _doc_terms([parent, best[6]])), best[6]
+    return joint_coverage(query, _doc_terms([parent, best[1]])), best[1]
 
 
 def _does_what_is_asked(statement: str, person: str, asked: set[str]) -> bool:
@@ -871,7 +872,7 @@ def _does_what_is_asked(statement: str, person: str, asked: set[str]) -> bool:
     a word of the prompt, with no other capitalised word between: "Maren is re-booking the
     movers" for "who re-booked the movers", by any of the person's names."""
     speaker = SPEAKER.match(statement)
-    body = statement[speaker.end():] if speaker else statement
+    body = statement[speaker.end() :] if speaker else statement
     tokens = re.findall(r"[\w'-]+", body)
     names = {w for w in re.findall(r"[\w'-]+", person.lower()) if len(w) > 1}
     for j, token in enumerate(tokens):
@@ -1097,9 +1098,9 @@ def _record_keys(
     MSA-A`); with `phrases`, where other capitals are not bridges, the capitalised phrases
     that are one ("Leah Morgan, the practice manager at Redcliffe Physio Group" and `customer:
     Redcliffe Physio Group`) or start just one ("a Peach State driver pulled forward" and
-    `carrier: Peach State Haulers`); with `words`, the
-    capitalised words that are one ("short at Clonmel" and `site: Clonmel`) or start just one
-    ("at Avonmouth" and `site_name: Avonmouth Cold Store`), as the record writes it."""
+    `carrier: Peach State Haulers`); with `words`, the capitalised words that are one ("short
+    at Clonmel" and `site: Clonmel`) or start just one ("at Avonmouth" and `site_name:
+    Avonmouth Cold Store`), as the record writes it."""
     said = _CODE.findall(message)
     if phrases:
         said += [m.group(0) for m in _TITLE_PHRASE.finditer(message) if len(m.group(0).split()) >= 2]
