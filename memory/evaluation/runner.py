@@ -351,6 +351,7 @@ def render(report: Report) -> list[str]:
             f"({flagged / len(unanswerable):.1%})"
         )
     lines.extend(corpus_lines(report, baselines))
+    lines.extend(against_lines(answerable, baselines))
     lines.extend(calibration_lines(report.outcomes, halves))
     lines.extend(interval_lines(answerable, halves))
     lines.extend(session_lines(answerable, halves))
@@ -390,6 +391,21 @@ def corpus_lines(report: Report, baselines: tuple[str, ...]) -> list[str]:
         flagged = sum(1 for o in unanswerable if o.coverage in NOT_ANSWERED)
         lines.append(f"  {name:14} {found}  no-answer flagged {flagged}/{len(unanswerable)}")
     return lines
+
+
+def against_lines(answerable: list[Outcome], baselines: tuple[str, ...]) -> list[str]:
+    """Question by question against each baseline: how many questions only the engine has all
+    the evidence of in the top 10 (+), and how many only the baseline (−). Two totals that are
+    nearly equal can hide either: the engine adding little to its dense stage, or trading
+    questions with it (what a fusion of the two could still gain)."""
+    if not answerable:
+        return []
+    cells = []
+    for which in baselines:
+        ours = sum(1 for o in answerable if o.pam.all10 >= 1.0 and getattr(o, which).all10 < 1.0)
+        theirs = sum(1 for o in answerable if o.pam.all10 < 1.0 and getattr(o, which).all10 >= 1.0)
+        cells.append(f"{which.upper()} +{ours} -{theirs}")
+    return [f"all evidence in the top {K} by the engine alone (+) or the baseline alone (-): " + ", ".join(cells)]
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:

@@ -17,7 +17,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from memory.evaluation.datasets import Case, company, locomo, locomo_evidence, locomo_time
-from memory.evaluation.runner import _dedupe, evaluate, rrf_fusion, score, session_score
+from memory.evaluation.runner import Outcome, Score, _dedupe, against_lines, evaluate, rrf_fusion, score, session_score
 from memory.models import Fact, Workspace
 from tests.conftest import evaluation_company
 
@@ -242,3 +242,34 @@ def test_each_outcome_keeps_what_the_coverage_assessment_read(tmp_path: Path) ->
     known, unknown = report.outcomes
     assert (known.unknown_name, unknown.unknown_name) == (False, True)
     assert known.linked == [""] * len(known.relevances) and len(known.linked) >= 1
+
+
+def _outcome(pam: float, bm25: float, dense: float) -> Outcome:
+    """An answerable question's outcome whose all-evidence figure (all@10) is given per ranking."""
+    def at(all10: float) -> Score:
+        return Score(recall5=all10, recall10=all10, all10=all10, mrr10=all10, ndcg10=all10)
+
+    return Outcome(
+        case=Case("q", "paraphrase", ["D1:1"]), pam=at(pam), bm25=at(bm25), coverage="partial",
+        ms=0.0, bm25_ms=0.0, dense=at(dense), rrf=at(dense),
+    )
+
+
+def test_each_baseline_is_compared_question_by_question_not_only_by_its_total() -> None:
+    # Two found by both, one by the engine alone, two by the dense stage alone: totals 3 and 4.
+    outcomes = [_outcome(1, 1, 1), _outcome(1, 0, 1), _outcome(1, 0, 0), _outcome(0, 1, 1), _outcome(0, 0, 1)]
+
+    assert against_lines(outcomes, ("bm25", "dense")) == [
+        "all evidence in the top 10 by the engine alone (+) or the baseline alone (-): BM25 +2 -1, DENSE +1 -2"
+    ]
+
+
+def test_a_report_prints_the_question_by_question_comparison_with_its_baselines(tmp_path: Path) -> None:
+    questions = evaluation_company(tmp_path, "# Offices\n\nThe Lyon office opened in 2019 and employs forty people.\n", [
+        {"question": "When did the Lyon office open?", "category": "fact", "expected": ["opened in 2019"], "half": "tune"},
+    ])
+    text = "\n".join(run("harbourline", "--data", str(questions)))
+
+    # Found by the engine and by BM25 alike: by neither alone.
+    line = "all evidence in the top 10 by the engine alone (+) or the baseline alone (-): BM25 +0 -0"
+    assert re.search(rf"^{re.escape(line)}", text, re.MULTILINE), text
