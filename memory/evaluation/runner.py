@@ -395,7 +395,7 @@ def corpus_lines(report: Report, baselines: tuple[str, ...]) -> list[str]:
 
 def against_lines(answerable: list[Outcome], baselines: tuple[str, ...]) -> list[str]:
     """Question by question against each baseline: how many questions only the engine has all
-    the evidence of in the top 10 (+), and how many only the baseline (−). Two totals that are
+    the evidence of in the top 10 (+), and how many only the baseline (-). Two totals that are
     nearly equal can hide either: the engine adding little to its dense stage, or trading
     questions with it (what a fusion of the two could still gain)."""
     if not answerable:
