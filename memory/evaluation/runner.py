@@ -371,6 +371,12 @@ def render(report: Report) -> list[str]:
     return lines
 
 
+def found_all(outcome: Outcome, which: str) -> bool:
+    """Whether the ranking `which` ("pam" or a baseline) has all the question's evidence in
+    its top K (all@10), as the per-company and per-baseline lines count it."""
+    return getattr(outcome, which).all10 >= 1.0
+
+
 def corpus_lines(report: Report, baselines: tuple[str, ...]) -> list[str]:
     """For a set over several companies (`evaluate companies`), each company's answerable
     questions with all their evidence in the top 10, the engine's beside each baseline's, and
@@ -384,7 +390,7 @@ def corpus_lines(report: Report, baselines: tuple[str, ...]) -> list[str]:
     for name, group in by_corpus.items():
         answerable = [o for o in group if not o.case.unanswerable]
         found = "  ".join(
-            f"{which.upper()} {sum(1 for o in answerable if getattr(o, which).all10 >= 1.0)}/{len(answerable)}"
+            f"{which.upper()} {sum(1 for o in answerable if found_all(o, which))}/{len(answerable)}"
             for which in ("pam", *baselines)
         )
         unanswerable = [o for o in group if o.case.unanswerable]
@@ -402,8 +408,8 @@ def against_lines(answerable: list[Outcome], baselines: tuple[str, ...]) -> list
         return []
     cells = []
     for which in baselines:
-        ours = sum(1 for o in answerable if o.pam.all10 >= 1.0 and getattr(o, which).all10 < 1.0)
-        theirs = sum(1 for o in answerable if o.pam.all10 < 1.0 and getattr(o, which).all10 >= 1.0)
+        ours = sum(1 for o in answerable if found_all(o, "pam") and not found_all(o, which))
+        theirs = sum(1 for o in answerable if not found_all(o, "pam") and found_all(o, which))
         cells.append(f"{which.upper()} +{ours} -{theirs}")
     return [f"all evidence in the top {K} by the engine alone (+) or the baseline alone (-): " + ", ".join(cells)]
 
