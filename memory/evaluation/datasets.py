@@ -31,6 +31,8 @@ DEFAULT_PATHS = {
     "tasmanlight": REPO / "eval" / "tasmanlight" / "questions.jsonl",
     "pelhamridge": REPO / "eval" / "pelhamridge" / "questions.jsonl",
     "oakmere": REPO / "eval" / "oakmere" / "questions.jsonl",
+    "saltmarsh": REPO / "eval" / "saltmarsh" / "questions.jsonl",
+    "brackenfold": REPO / "eval" / "brackenfold" / "questions.jsonl",
     "followups": REPO / "eval" / "followups" / "prompts.jsonl",  # not a corpus: see followups.py
     "companies": REPO / "eval" / "sets" / "held-out.json",  # a named set of companies' question files
 }
@@ -241,5 +243,7 @@ LOADERS = {
     "tasmanlight": company,
     "pelhamridge": company,
     "oakmere": company,
+    "saltmarsh": company,
+    "brackenfold": company,
     "companies": company_set,
 }
