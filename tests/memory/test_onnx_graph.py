@@ -1,0 +1,110 @@
+"""The encoders' layers on onnxruntime (memory/engine/onnx_graph.py, `PAM_DENSE_RUNTIME=onnx`, the
+default; issue 16 point 7): in float32 the same vectors as sentence-transformers on torch, for
+MiniLM and mpnet; MiniLM's int8 graph within cosine 0.97 of them (0.99 on average), each text's
+vector its own whatever it is encoded with; a graph built once per weights file and mode and
+loaded from its cache after.
+
+The reference vectors are test_encoder.py's (fixtures/{minilm,mpnet}_reference.npz); the mpnet
+test needs `make install-mpnet` and skips, saying so, without it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.conf import settings
+
+from memory.engine import dense, encoder, onnx_graph
+
+THREADS = 1
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+EXACT = 0.9999  # float32 through another runtime: rounding only
+INT8_WORST = 0.97  # the reference's worst text under int8 (two-character and empty texts)
+INT8_MEAN = 0.99
+MPNET = Path(settings.PAM_MODEL_DIR) / dense.MPNET_DIR
+needs_mpnet = pytest.mark.skipif(
+    not (MPNET / "model.safetensors").exists(), reason=f"all-mpnet-base-v2 is not in {MPNET}: make install-mpnet"
+)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("graphs")
+
+
+@pytest.fixture(scope="module")
+def int8(cache: Path) -> encoder.Encoder:
+    return encoder.Encoder(encoder.minilm_dir(), encoder.ONNX_INT8, cache, THREADS)
+
+
+def _cosines(model: encoder.Encoder, reference_file: str) -> np.ndarray:
+    reference = np.load(FIXTURES / reference_file)
+    vectors = model.encode([str(t) for t in reference["texts"]], THREADS)
+    assert vectors.dtype == np.float32 and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    return np.asarray((vectors * reference["vectors"]).sum(axis=1))
+
+
+def test_minilm_in_float32_on_onnxruntime_gives_the_vectors_sentence_transformers_gives(cache: Path) -> None:
+    model = encoder.Encoder(encoder.minilm_dir(), encoder.ONNX, cache, THREADS)
+    assert model.graph is not None and model.layers == []  # the graph runs the layers, not numpy
+    assert _cosines(model, "minilm_reference.npz").min() >= EXACT
+
+
+def test_minilm_in_int8_stays_near_every_reference_vector(int8: encoder.Encoder) -> None:
+    cosines = _cosines(int8, "minilm_reference.npz")
+    assert cosines.min() >= INT8_WORST and cosines.mean() >= INT8_MEAN
+    assert cosines.min() < EXACT  # quantized indeed: not the float32 graph under another name
+
+
+def test_an_int8_vector_does_not_depend_on_the_texts_encoded_with_it(int8: encoder.Encoder) -> None:
+    # Activations are quantized with one scale per call: encoded together, texts would move
+    # each other's vectors, and a fact's vector would depend on its batch.
+    texts = ["The vault limit at the Vancouver branch is $300,000.", "short", "", "policy " * 300]
+    together = int8.encode(texts, THREADS)
+    for text, vector in zip(texts, together):
+        assert np.array_equal(int8.encode([text], THREADS)[0], vector)
+    assert int8.batch_size == 1
+
+
+@needs_mpnet
+def test_mpnet_in_float32_on_onnxruntime_gives_the_vectors_sentence_transformers_gives(cache: Path) -> None:
+    model = encoder.Encoder(MPNET, encoder.ONNX, cache, THREADS)
+    assert model.mpnet and model.batch_size == encoder.BATCH_SIZE
+    assert _cosines(model, "mpnet_reference.npz").min() >= EXACT
+
+
+def test_a_graph_is_built_once_then_loaded_from_its_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    graphs = tmp_path / "graphs"
+    first = encoder.Encoder(encoder.minilm_dir(), encoder.ONNX_INT8, graphs, THREADS)
+    built = sorted(graphs.iterdir())
+    assert [p.suffix for p in built] == [".onnx"] and "int8" in built[0].name  # the build's folder is gone
+
+    def no_build(model: encoder.Encoder) -> None:
+        raise AssertionError("built again")
+
+    monkeypatch.setattr(onnx_graph, "build", no_build)
+    again = encoder.Encoder(encoder.minilm_dir(), encoder.ONNX_INT8, graphs, THREADS)
+    text = "Who approves a refund above the agent's limit?"
+    assert np.array_equal(again.encode([text], THREADS), first.encode([text], THREADS))
+    assert sorted(graphs.iterdir()) == built
+    with pytest.raises(AssertionError, match="built again"):  # float32 is another graph
+        encoder.Encoder(encoder.minilm_dir(), encoder.ONNX, graphs, THREADS)
+
+
+def test_a_changed_weights_file_is_another_graph(tmp_path: Path) -> None:
+    model = encoder.Encoder(encoder.minilm_dir())  # numpy: it still holds its layers to build from
+    weights = tmp_path / "model" / "model.safetensors"
+    weights.parent.mkdir()
+    weights.write_bytes(b"weights")
+    before = onnx_graph._cached(model, weights, False, tmp_path / "graphs")
+    os.utime(weights, ns=(1, 1))
+    after = onnx_graph._cached(model, weights, False, tmp_path / "graphs")
+    assert before != after and before.exists() and after.exists()
+
+
+def test_an_onnx_encoder_needs_a_folder_for_its_graph() -> None:
+    with pytest.raises(ValueError, match="needs a folder"):
+        encoder.Encoder(encoder.minilm_dir(), encoder.ONNX_INT8)
