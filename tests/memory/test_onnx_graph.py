@@ -105,6 +105,18 @@ def test_a_changed_weights_file_is_another_graph(tmp_path: Path) -> None:
     assert before != after and before.exists() and after.exists()
 
 
+def test_a_cache_folder_that_cannot_be_written_sends_the_graph_to_the_temporary_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(onnx_graph.tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    model = encoder.Encoder(encoder.minilm_dir(), encoder.ONNX, blocked / "onnx", THREADS)
+    assert [p.suffix for p in (tmp_path / "tmp").glob("pam-onnx-*/*")] == [".onnx"]
+    assert model.encode(["cheese"], THREADS).shape == (1, 384)
+
+
 def test_an_onnx_encoder_needs_a_folder_for_its_graph() -> None:
     with pytest.raises(ValueError, match="needs a folder"):
         encoder.Encoder(encoder.minilm_dir(), encoder.ONNX_INT8)
