@@ -197,8 +197,9 @@ class Encoder:
             from memory.engine import onnx_graph
 
             x = onnx_graph.run(self.graph, x.reshape(n, length, self.hidden), bias.astype(np.float32, copy=False))
-        for layer in self.layers:
-            x = self._block(x, layer, bias, n, length)
+        else:
+            for layer in self.layers:
+                x = self._block(x, layer, bias, n, length)
         x = x.reshape(n, length, self.hidden)
         counts = np.maximum(mask.sum(1, keepdims=True), POOL_MIN_COUNT)
         pooled = np.einsum("nlh,nl->nh", x, mask) / counts

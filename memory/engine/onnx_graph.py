@@ -68,16 +68,25 @@ def _cached(encoder: "Encoder", weights: Path, quantize: bool, cache_dir: Path) 
         f"{GRAPH_VERSION}|{weights.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{quantize}".encode()
     ).hexdigest()[:16]
     name = f"{weights.parent.name}-{'int8' if quantize else 'float32'}-{key}.onnx"
-    fallback = Path(tempfile.gettempdir()) / f"pam-onnx-{os.getuid()}"  # for a read-only install
-    for folder in (cache_dir, fallback):
-        if (folder / name).exists():
-            return folder / name
+    if (cache_dir / name).exists():
+        return cache_dir / name
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         return _write(encoder, quantize, cache_dir / name)
-    except OSError:
-        fallback.mkdir(exist_ok=True)
-        return _write(encoder, quantize, fallback / name)
+    except OSError:  # a read-only install
+        folder = _own_temporary_folder()
+        return folder / name if (folder / name).exists() else _write(encoder, quantize, folder / name)
+
+
+def _own_temporary_folder() -> Path:
+    """A folder of this user's own in the system's temporary folder, where a read-only install
+    keeps its graphs: a folder of the expected name that another user made (to plant a graph in
+    it) is passed over for a fresh private one."""
+    folder = Path(tempfile.gettempdir()) / f"pam-onnx-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    if folder.is_symlink() or folder.stat().st_uid != os.getuid():
+        return Path(tempfile.mkdtemp(prefix="pam-onnx-"))
+    return folder
 
 
 def _write(encoder: "Encoder", quantize: bool, path: Path) -> Path:

@@ -117,6 +117,21 @@ def test_a_cache_folder_that_cannot_be_written_sends_the_graph_to_the_temporary_
     assert model.encode(["cheese"], THREADS).shape == (1, 384)
 
 
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a folder to another user needs root")
+def test_a_temporary_folder_of_that_name_another_user_made_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(onnx_graph.tempfile, "tempdir", str(tmp_path / "tmp"))
+    planted = tmp_path / "tmp" / f"pam-onnx-{os.getuid()}"
+    planted.mkdir(parents=True)
+    os.chown(planted, 4321, 4321)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    encoder.Encoder(encoder.minilm_dir(), encoder.ONNX, blocked / "onnx", THREADS)
+    assert list(planted.iterdir()) == []
+    assert [p.parent.name.startswith("pam-onnx-") for p in (tmp_path / "tmp").glob("*/*.onnx")] == [True]
+
+
 def test_an_onnx_encoder_needs_a_folder_for_its_graph() -> None:
     with pytest.raises(ValueError, match="needs a folder"):
         encoder.Encoder(encoder.minilm_dir(), encoder.ONNX_INT8)
