@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 MINILM = "minilm"
 MINILM_MPNET = "minilm+mpnet"  # PAM_DENSE_MODEL's values: these two (pam/settings.py)
 MPNET_DIR = "all-mpnet-base-v2"  # its folder in PAM_MODEL_DIR
-NUMPY, ONNX, ONNX_INT8 = "numpy", "onnx", "onnx-int8"  # PAM_DENSE_RUNTIME's values (pam/settings.py)
+# PAM_DENSE_RUNTIME's values (pam/settings.py), the names of encoder.Encoder's modes too.
+NUMPY, ONNX, ONNX_INT8 = "numpy", "onnx", "onnx-int8"
 GRAPH_DIR = "onnx"  # the onnx runtimes' cached graphs, in PAM_MODEL_DIR
 FLOAT32, INT8 = "float32", "int8"  # the precision of the vectors a runtime writes
 # The vector's width of each model: one row of the version's vectors.npy.
@@ -116,9 +117,7 @@ def _encoder(model_dir: Path, mpnet: bool) -> "Encoder":
     """One model's encoder as `runtime()` runs it: under `onnx-int8`, mpnet in float32."""
     from memory.engine import encoder
 
-    layers = {NUMPY: encoder.NUMPY, ONNX: encoder.ONNX, ONNX_INT8: encoder.ONNX_INT8}[runtime()]
-    if mpnet and layers == encoder.ONNX_INT8:
-        layers = encoder.ONNX
+    layers = ONNX if mpnet and runtime() == ONNX_INT8 else runtime()  # the setting names the encoder's modes
     return encoder.Encoder(model_dir, layers, Path(settings.PAM_MODEL_DIR) / GRAPH_DIR, threads=_threads())
 
 

@@ -27,6 +27,8 @@ from safetensors.numpy import load_file
 from threadpoolctl import ThreadpoolController
 from tokenizers import Tokenizer
 
+from memory.engine import onnx_graph
+
 # Texts per forward pass at most. Texts are sorted by length, and a batch also ends before a
 # text more than PAD_RATIO times as long as its shortest: padding costs as much as real tokens.
 BATCH_SIZE = 32
@@ -123,8 +125,6 @@ class Encoder:
         self._blas = ThreadpoolController()
         self.graph = None
         if runtime != NUMPY:
-            from memory.engine import onnx_graph
-
             if cache_dir is None:
                 raise ValueError(f"the {runtime} runtime needs a folder for its graph")
             weights = model_dir / "model.safetensors"
@@ -194,9 +194,7 @@ class Encoder:
         if self.relative is not None:
             bias = bias + self._position_bias(self.relative, length)
         if self.graph is not None:
-            from memory.engine import onnx_graph
-
-            x = onnx_graph.run(self.graph, x.reshape(n, length, self.hidden), bias.astype(np.float32, copy=False))
+            x = onnx_graph.run(self.graph, x.reshape(n, length, self.hidden), bias)
         else:
             for layer in self.layers:
                 x = self._block(x, layer, bias, n, length)

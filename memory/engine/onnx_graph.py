@@ -110,7 +110,8 @@ def _write(encoder: "Encoder", quantize: bool, path: Path) -> Path:
 
 
 def build(encoder: "Encoder") -> "onnx.ModelProto":
-    """The encoder's layers as an ONNX model (float32 weights as initialisers)."""
+    """The encoder's layers as an ONNX model, its float32 weights (as the encoder holds them) the
+    graph's initialisers."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -137,13 +138,13 @@ def build(encoder: "Encoder") -> "onnx.ModelProto":
         p = f"layer{i}."
 
         def linear(x: str, name: str, w: np.ndarray, b: np.ndarray) -> str:
-            product = node("MatMul", [x, constant(p + name + ".w", w.astype(np.float32))], p + name + ".mm")
-            return node("Add", [product, constant(p + name + ".b", b.astype(np.float32))], p + name)
+            product = node("MatMul", [x, constant(p + name + ".w", w)], p + name + ".mm")
+            return node("Add", [product, constant(p + name + ".b", b)], p + name)
 
         def norm(x: str, residual: str, name: str, weights: tuple[np.ndarray, np.ndarray]) -> str:
             summed = node("Add", [x, residual], p + name + ".residual")
-            gain = constant(p + name + ".g", weights[0].astype(np.float32))
-            shift = constant(p + name + ".b", weights[1].astype(np.float32))
+            gain = constant(p + name + ".g", weights[0])
+            shift = constant(p + name + ".b", weights[1])
             return node("LayerNormalization", [summed, gain, shift], p + name, axis=-1, epsilon=eps)
 
         qkv = node("Reshape", [linear(x, "qkv", layer.qkv_w, layer.qkv_b), split_shape], p + "qkv.split")
