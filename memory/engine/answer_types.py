@@ -124,11 +124,41 @@ _CONTACTS = {
     "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
     "phone": re.compile(r"(?<![\w-])(?!\d{4}-\d\d-\d\d(?!\d))\+?\(?\d[\d ()-]{6,}\d(?![\w-])"),
 }
+CONTACT_NAMES = {"phone": "phone number", "email": "email address"}  # each kind, as an answer names it
 _CONTACT_OF = {term: kind for word, kind in (("email", "email"), ("phone", "phone"), ("mobile", "phone")) for term in terms(word)}
+# A contact detail asked for as the answer: "her mobile number", "their email address", "Dan's
+# mobile?". Not a verb ("who emailed", "scheduling phones me"), a thing ("the mobile app",
+# "the fake email") nor an extension ("phone extension": a record's short number, no phone
+# number in this sense).
+_CONTACT_ASKED = {
+    "phone": re.compile(
+        r"\b(?:tele)?phone (?:number|no\b)|\bmobile (?:phone )?(?:number|no\b)|\bcell (?:phone )?number\b|"
+        r"(?:'s|\btheir|\bhis|\bher|\bmy|\byour) (?:mobile|cell)(?: phone)?\b(?! app| banking| deposit| device)",
+        re.IGNORECASE,
+    ),
+    "email": re.compile(r"\be-?mail address|\baddress (?:do|should|can) (?:i|we) e-?mail\b", re.IGNORECASE),
+}
 
 
 def holds_contact(statement: str, term: str) -> bool:
     """Whether the statement holds a contact detail of the kind the term asks for (an email
     address for "email", a phone number for "phone" or "mobile"); False for other terms."""
     kind = _CONTACT_OF.get(term)
-    return kind is not None and bool(_CONTACTS[kind].search(statement))
+    return kind is not None and holds_contact_kind(statement, kind)
+
+
+def holds_contact_kind(statement: str, kind: str) -> bool:
+    """Whether the statement holds a contact detail of the kind ("phone", "email")."""
+    return bool(_CONTACTS[kind].search(statement))
+
+
+def contacts_asked(prompt: str) -> list[str]:
+    """The kinds of contact detail ("phone", "email") the prompt asks for as its answer."""
+    return [kind for kind, pattern in _CONTACT_ASKED.items() if pattern.search(prompt)]
+
+
+def contacts_missing(asked: list[str], statements: list[str]) -> list[str]:
+    """The kinds of contact detail asked (`contacts_asked`) that none of the statements holds:
+    a memory that records no phone number for someone cannot give theirs, however much it
+    says about them."""
+    return [kind for kind in asked if not any(holds_contact_kind(s, kind) for s in statements)]

@@ -27,6 +27,7 @@ from django.db import connection
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
+from memory.engine.answer_types import contacts_missing
 from memory.engine.rank import CONTEXT_CREDIT, QueryTerm, assess, returned
 from memory.engine.search import summary
 from memory.engine.synonyms import SYNONYM_WEIGHT, synonyms
@@ -246,8 +247,14 @@ def live_merge(retrieval: Retrieval, hits: list[LiveHit], limit: int) -> Retriev
     # A name the company memory never uses may be in a live memory: it is unknown no longer.
     said = set().union(*(term_set(f.statement) for f in merged))
     retrieval.unknown_names = [name for name in retrieval.unknown_names if not term_set(name) <= said]
+    # A contact detail no company fact holds may be in a live memory ("Dana's new mobile is ...").
+    unheld = contacts_missing(retrieval.contacts_asked, [f.statement for f in merged])
     retrieval.coverage_assessment = assess(
-        merged, retrieval.joint_coverage, bool(retrieval.unknown_names), returned(merged, retrieval.meant_fact)
+        merged,
+        retrieval.joint_coverage,
+        bool(retrieval.unknown_names),
+        returned(merged, retrieval.meant_fact),
+        bool(unheld),
     )
-    retrieval.context_summary = summary(merged, retrieval.coverage_assessment)
+    retrieval.context_summary = summary(merged, retrieval.coverage_assessment, unheld)
     return retrieval

@@ -368,7 +368,9 @@ def returned(facts: list[FactHit], fact_id: int | None) -> bool:
     return fact_id is not None and any(f.fact_id == fact_id for f in facts)
 
 
-def assess(facts: list[FactHit], joint: float = 0.0, unknown_name: bool = False, meant: bool = False) -> str:
+def assess(
+    facts: list[FactHit], joint: float = 0.0, unknown_name: bool = False, meant: bool = False, unheld: bool = False
+) -> str:
     """`coverage_assessment`: none, minimal, partial or comprehensive. `joint` is what the
     facts hold of the prompt together (`joint_coverage`): a question whose parts are each
     answered by another fact is covered, though no single fact is relevant enough alone, and
@@ -376,10 +378,11 @@ def assess(facts: list[FactHit], joint: float = 0.0, unknown_name: bool = False,
     so is one asked in other words of the fact the dense stage holds clearly nearest, when it
     is among the facts the rank chose (`meant`: `Retrieval.meant_fact`). A prompt naming what the
     memory never mentions (`unknown_name`) is not answered by it, whatever else the facts
-    hold: "minimal" at most."""
+    hold, nor is one asking for a contact detail of a kind none of the facts holds (`unheld`:
+    `answer_types.contacts_missing`): "minimal" at most."""
     if not facts:
         return "none"
-    if unknown_name:
+    if unknown_name or unheld:
         return "minimal"
     best = max(f.relevance_score for f in facts)
     strong = sum(1 for f in facts if f.relevance_score >= STRONG)

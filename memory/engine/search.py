@@ -23,7 +23,7 @@ import tantivy
 
 from memory.engine import dense, records
 from memory.engine.acronyms import expand
-from memory.engine.answer_types import holds_contact
+from memory.engine.answer_types import CONTACT_NAMES, contacts_asked, contacts_missing, holds_contact
 from memory.engine.days import asked_days
 from memory.engine.index import LoadedIndex, index_for
 from memory.engine.rank import (
@@ -293,12 +293,14 @@ def retrieve(
     phase1, searched = _phase1(index, targeted, section_terms, query_set, facts)
     joint = round(joint_coverage(query, _found_terms(index, facts)), 2)  # as reported, as assessed
     unknown = unknown_names(index, prompt, written_out)
-    assessment = assess(facts, joint, bool(unknown), meant_fact is not None)
+    contacts = contacts_asked(prompt)
+    unheld = contacts_missing(contacts, [f.statement for f in facts])
+    assessment = assess(facts, joint, bool(unknown), meant_fact is not None, bool(unheld))
     entities, relationships = _graph(workspace, facts, query_set)
     return Retrieval(
         triage=decision,
         phase1=phase1,
-        context_summary=summary(facts, assessment),
+        context_summary=summary(facts, assessment, unheld),
         facts=facts,
         entities=entities,
         relationships=relationships,
@@ -306,6 +308,7 @@ def retrieve(
         coverage_assessment=assessment,
         joint_coverage=joint,
         unknown_names=unknown,
+        contacts_asked=contacts,
         meant_fact=meant_fact,
         sections_searched=searched,
     )
@@ -1208,8 +1211,10 @@ def _title_phrases(statement: str, prompt_lower: str) -> list[str]:
     return found[:TITLE_PHRASES]
 
 
-def summary(facts: list[FactHit], coverage: str) -> str:
-    """The `context_summary` of an answer: its best facts' statements, in the engine's wording."""
+def summary(facts: list[FactHit], coverage: str, unheld: list[str] | None = None) -> str:
+    """The `context_summary` of an answer: its best facts' statements, in the engine's wording,
+    after what the answer lacks: the kinds of contact detail asked that no fact holds
+    (`unheld`), or else, for a minimal answer, that it is only loosely related."""
     if not facts:
         return "No stored company context matches this prompt."
     picked: list[str] = []
@@ -1223,6 +1228,8 @@ def summary(facts: list[FactHit], coverage: str) -> str:
         picked.append(sentence)
         length += len(sentence) + 1
     text = " ".join(picked)
+    if unheld:
+        return f"No stored fact holds the {' or '.join(CONTACT_NAMES[kind] for kind in unheld)} asked for; the nearest context: {text}"
     if coverage == "minimal":
         text = "Only loosely related context was found: " + text
     return text

@@ -1,12 +1,16 @@
 """Calibrated coverage (SPEC §2.3 `coverage_assessment`, issue 16 point 6): what the facts hold
 of the prompt together decides the assessment with the best fact's relevance, a fact the dense
-stage holds clearly nearest lifts a weak answer to partial, and the summary sentence follows
-the assessment."""
+stage holds clearly nearest lifts a weak answer to partial, a contact detail asked that no fact
+holds leaves it minimal, and the summary sentence follows the assessment."""
 
 from __future__ import annotations
 
-from memory.engine import retrieve
 from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+from memory.engine import retrieve
+from memory.engine.answer_types import contacts_asked, contacts_missing
 
 from memory.engine.rank import (
     DISTINCT_NEAREST,
@@ -24,6 +28,8 @@ from memory.engine.rank import (
 from memory.engine.search import summary
 from memory.engine.types import ANSWER, HOP, FactHit
 from memory.models import Workspace
+from tests.conftest import Mcp, folder_import
+from tests.memory.xmemo import remember
 
 LOOSELY = "Only loosely related context was found"
 WEAK = MINIMAL_BELOW / 2  # a fact's relevance well under the minimal line
@@ -133,3 +139,79 @@ def test_a_name_no_fact_heading_or_title_holds_leaves_the_answer_minimal(importe
     assert unknown.unknown_names == ["Zanzibarco"]
     assert unknown.coverage_assessment == "minimal"
     assert unknown.context_summary.startswith(LOOSELY)
+
+
+def test_a_prompt_asks_for_a_contact_detail_by_its_noun_not_by_a_verb_a_thing_or_an_extension() -> None:
+    assert contacts_asked("What's the mobile number for Bronagh Kealy, the Financial Controller?") == ["phone"]
+    assert contacts_asked("What's the telephone number for the Rotterdam liaison desk?") == ["phone"]
+    assert contacts_asked("Who approved it, and what's their mobile?") == ["phone"]
+    assert contacts_asked("What's Amrit's email address, and her phone number?") == ["phone", "email"]
+    assert contacts_asked("What address do we email them at?") == ["email"]
+    assert contacts_asked("If scheduling phones me on a reserve day, how fast must I show up?") == []
+    assert contacts_asked("What domain did the fake Renee email in January come from?") == []
+    assert contacts_asked("What's Fiona Ahern's phone extension?") == []
+    assert contacts_asked("Is our mobile app down, and is the mobile deposit limit changing?") == []
+
+
+def test_a_contact_detail_is_missing_when_no_statement_holds_one_of_its_kind() -> None:
+    row = "Staff directory: Name: Dean Whitlow; Title: Shift Engineer; Mobile: 07700 900123"
+
+    assert contacts_missing(["phone"], [row]) == []
+    assert contacts_missing(["phone", "email"], [row]) == ["email"]
+    assert contacts_missing(["phone"], ["Dean Whitlow reported the trip at 02:40 on 2026-02-11."]) == ["phone"]
+    assert contacts_missing([], ["anything"]) == []
+
+
+def test_strong_facts_are_minimal_when_none_holds_the_contact_detail_asked() -> None:
+    strong = [fact("Bronagh Kealy, Financial Controller, reports to Priya.", 1.0), fact("Bronagh signed off.", 0.9)]
+
+    assert assess(strong, 1.0) == "comprehensive"
+    assert assess(strong, 1.0, unheld=True) == "minimal"
+
+
+def test_the_summary_says_which_contact_detail_no_fact_holds() -> None:
+    facts = [fact("Bronagh Kealy, Financial Controller, reports to Priya.", 1.0)]
+
+    text = summary(facts, "minimal", ["phone"])
+
+    assert text.startswith("No stored fact holds the phone number asked for; the nearest context: Bronagh Kealy")
+
+
+DIRECTORY = "name,title,team,extension,{contact}\nBronagh Kealy,Financial Controller,Finance,2201,{bronagh}\n"
+WITHOUT_MOBILES = DIRECTORY.format(contact="email", bronagh="bronagh@harbourline.example")
+WITH_MOBILES = DIRECTORY.format(contact="mobile", bronagh="07700 900123")
+MOBILE = "What's the mobile number for Bronagh Kealy, the Financial Controller?"
+
+
+def test_a_contact_detail_the_memory_does_not_record_is_reported_minimal_and_one_it_does_is_not(
+    workspace: Workspace, make_workspace: Callable[..., Workspace], tmp_path: Path
+) -> None:
+    recording = make_workspace("recording")
+    folder_import(workspace, tmp_path / "people", {"directory.csv": WITHOUT_MOBILES})
+    folder_import(recording, tmp_path / "staff", {"directory.csv": WITH_MOBILES})
+
+    unrecorded = retrieve(workspace, MOBILE)
+    recorded = retrieve(recording, MOBILE)
+
+    assert "Bronagh Kealy" in unrecorded.facts[0].statement  # her record is found, and holds no mobile
+    assert unrecorded.coverage_assessment == "minimal"
+    assert unrecorded.context_summary.startswith("No stored fact holds the phone number asked for")
+    assert "07700 900123" in recorded.facts[0].statement
+    assert recorded.coverage_assessment in ("partial", "comprehensive")
+    assert not recorded.context_summary.startswith("No stored fact")
+
+
+def test_an_agent_memory_holding_the_contact_detail_lifts_the_answer(
+    workspace: Workspace, tmp_path: Path, mcp: Mcp
+) -> None:
+    folder_import(workspace, tmp_path / "people", {"directory.csv": WITHOUT_MOBILES})
+    before = mcp.call({"prompt": MOBILE})["structuredContent"]["retrieval"]
+
+    remember(mcp, "Bronagh Kealy's mobile number is 07700 900456.", path="people/contacts")
+    after = mcp.call({"prompt": MOBILE})["structuredContent"]["retrieval"]
+
+    assert before["coverage_assessment"] == "minimal"
+    assert before["context_summary"].startswith("No stored fact holds the phone number asked for")
+    assert any("07700 900456" in f["statement"] for f in after["facts"])
+    assert after["coverage_assessment"] in ("partial", "comprehensive")
+    assert not after["context_summary"].startswith("No stored fact")
