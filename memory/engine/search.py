@@ -131,6 +131,10 @@ _POSSESSED = re.compile(
     r"(?:(?<!\bwho)(?<!\bwhat)(?<!\bthat)(?<!\bit)(?<!\bthere)(?<!\bhere)(?<!\bwhere)(?<!\bhow)(?<!\bwhen)'s"
     r"|\b(?:their|his|her|whose))((?:\s+[\w-]+){1,2})"
 )
+# The same, written the other way round: "the extension of their boss".
+_OF_RELATED = re.compile(
+    r"\b([\w-]+)(?: number)? of (?:their|his|her|whose|that person's|the person's) (?:line )?(?:boss|manager|supervisor)\b"
+)
 # A thing's noun written after its name ("the Adamstown Heights job", "the Sheffield team"):
 # not an attribute asked of a person. The name is a capitalised word where no sentence starts
 # ("Which team ..." asks for a team), and not a possessive ("Maria's job" is hers).
@@ -779,10 +783,14 @@ def _hop_on(
     hop_id = int(first(hop, "fact_id", 0))
     chain = _doc_terms([*_docs_by_fact_id(index, [parent_id]), hop])
     held = set().union(*(own | context for own, context in chain))
-    attribute = bool(_attributes_asked(query, prompt) - held)
+    own_terms = {q.term for q in query if q.weight >= 1.0}
+    # Contact details asked of someone's manager are the manager's, though the chain holds the
+    # first person's ("the extension of their boss": the boss's record, not their message).
+    relayed = bool(own_terms & RELATION_ASKED and _possessed(prompt.lower()) & CONTACT_ATTRIBUTES)
+    attribute = bool(_attributes_asked(query, prompt) - held) or relayed
     # The attribute asked comes from the record of a person the hop's fact names or who wrote
     # it: with no such person there is nowhere to go.
-    if attribute and not _bridges(index, hop_id, prompt.lower(), {q.term for q in query if q.weight >= 1.0})[2]:
+    if attribute and not _bridges(index, hop_id, prompt.lower(), own_terms)[2]:
         return None
     found = _hop_from(index, query, hop_id, prompt, seen, hiding_in, before=chain[:1])
     if found is None:
@@ -814,7 +822,7 @@ def _hop_from(
     # An attribute asked of someone stays asked, whatever the fact holds ("that person's line
     # manager" of "Stuart, the site manager, will send ..."; "that boss's extension" of a
     # directory row holding its own person's extension beside their manager's name).
-    possessed = {t for m in _POSSESSED.finditer(prompt_lower) for t in terms(m.group(1))} & RECORD_ATTRIBUTES
+    possessed = _possessed(prompt_lower)
     remaining = [
         q for q in own if q.term in possessed or (q.term not in parent_terms and not parent_terms & synonyms(q.term))
     ]
@@ -868,6 +876,13 @@ def _hop_from(
     if best is None:
         return None
     return joint_coverage(query, _doc_terms([parent, best[1]])), best[1]
+
+
+def _possessed(prompt_lower: str) -> set[str]:
+    """The attributes the prompt asks of someone it relates to another (`_POSSESSED`,
+    `_OF_RELATED`): "their manager's extension", "the extension of their boss"."""
+    found = [m.group(1) for pattern in (_POSSESSED, _OF_RELATED) for m in pattern.finditer(prompt_lower)]
+    return {t for phrase in found for t in terms(phrase)} & RECORD_ATTRIBUTES
 
 
 def _does_what_is_asked(statement: str, person: str, asked: set[str]) -> bool:

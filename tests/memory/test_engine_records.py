@@ -967,6 +967,18 @@ DESK_NOTES = """# Chicago brokerage desk: weekly notes, 13 April
 """
 
 
+def _link_after_mike(workspace: Workspace, prompt: str) -> dict[str, Any] | None:
+    """The third link of the chain the desk note, then Mike's row, begin (`search._hop_on`)."""
+    index = index_for(workspace)
+    assert index is not None
+    query = search._query_terms(index, prompt, prompt, {})
+    note = Fact.objects.get(workspace=workspace, statement__contains="Mike to run")
+    row = Fact.objects.get(workspace=workspace, statement__contains="Name: Mike Dolan")
+    seen = {search._statement_key(note.statement), search._statement_key(row.statement)}
+    hop = search._docs_by_fact_id(index, [row.pk])[0]
+    return search._hop_on(index, query, note.pk, hop, prompt, seen, None)
+
+
 def test_contact_details_asked_of_someone_s_boss_are_the_boss_s_though_the_fact_holds_its_own(
     workspace: Workspace, tmp_path: Path
 ) -> None:
@@ -976,17 +988,25 @@ def test_contact_details_asked_of_someone_s_boss_are_the_boss_s_though_the_fact_
     folder_import(workspace, tmp_path / "desk", files)
     prompt = "The Chicago desk person putting Cardinal Office Supply's new LTL lanes through Ohio Valley: who do they answer to, and what's that boss's extension?"
 
-    index = index_for(workspace)
-    assert index is not None
-    query = search._query_terms(index, prompt, prompt, {})
-    note = Fact.objects.get(workspace=workspace, statement__contains="Mike to run")
-    row = Fact.objects.get(workspace=workspace, statement__contains="Name: Mike Dolan")
-    seen = {search._statement_key(note.statement), search._statement_key(row.statement)}
-    hop = search._docs_by_fact_id(index, [row.pk])[0]  # the chain so far: the note, then Mike's row
-
-    found = search._hop_on(index, query, note.pk, hop, prompt, seen, None)
+    found = _link_after_mike(workspace, prompt)
 
     assert found is not None and "Ext: 3101" in first(found, "statement", "")
+
+
+def test_contact_details_asked_of_someone_s_boss_stay_asked_though_the_first_record_holds_the_same_word(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # Mike's row holds "Extension: 3111", his own; "the extension of their boss" asks for
+    # Greg's, which only Greg's row holds. Greg's message names him too and holds as much of
+    # the prompt as his row ("lead" for "boss"), but no extension.
+    staff = [{**{k: v for k, v in row.items() if k != "ext"}, "extension": row["ext"]} for row in BROKERAGE_STAFF]
+    notes = DESK_NOTES + "- Greg Lindqvist: I will lead the lanes review myself this week.\n"
+    folder_import(workspace, tmp_path / "desk", {"staff-directory.json": json.dumps(staff), "desk-notes.md": notes})
+    prompt = "The Chicago desk person putting Cardinal Office Supply's new LTL lanes through Ohio Valley: who do they answer to, and what's the extension of their boss?"
+
+    found = _link_after_mike(workspace, prompt)
+
+    assert found is not None and "Extension: 3101" in first(found, "statement", "")
 
 
 UTILISATION = """employee_id,office,billable_hours,available_hours,utilisation_pct
@@ -1131,6 +1151,19 @@ def test_a_manager_asked_of_someone_is_asked_though_the_first_fact_says_manager_
 )
 def test_what_a_prompt_asks_of_someone_follows_a_possessive(prompt: str, possessed: list[str]) -> None:
     assert [m.group(1).strip() for m in search._POSSESSED.finditer(prompt)] == possessed
+
+
+@pytest.mark.parametrize(
+    ("prompt", "possessed"),
+    [
+        ("and what's the extension of their boss?", {"extens", "boss"}),
+        ("what is the phone number of that person's line manager?", {"phone", "manag"}),
+        ("what's their manager's extension?", {"manag", "extens"}),
+        ("what's the extension of the depot?", set()),  # asked of no one related
+    ],
+)
+def test_what_a_prompt_asks_of_someone_s_boss_may_be_written_before_them(prompt: str, possessed: set[str]) -> None:
+    assert search._possessed(prompt) == possessed
 
 
 SITE_CHART = """# Organisation chart
