@@ -75,6 +75,14 @@ QUESTION_PENALTY = 0.1  # a statement that is itself a question
 TARGETED_BONUS = 0.04  # a fact in a targeted section
 RECENCY_BONUS = 0.03  # times the fact's date rank among the candidates (newest = 1)
 
+# The selection order beside the dense stage's (`fuse_dense_order`): the engine's first places
+# kept, the rest fused by reciprocal rank (the constant of Cormack et al., 2009), the dense
+# order at half the engine's weight. Chosen on the tuning data (2026-12-06, seventeenth session).
+ENGINE_PLACES_KEPT = 6
+DENSE_ORDER_WEIGHT = 0.5
+FUSION_K = 60
+NO_COSINE = -1.0  # a candidate the dense stage gave no cosine ranks after every other
+
 # --- Selection and phase 1 ------------------------------------------------------------------
 # Relevance under which a fact is not returned. Chosen on the tuning halves (issue 16): from
 # 0.2 to 0.1, recall@10 0.716 -> 0.761 on harbourline[tune], 0.744 -> 0.755 on LoCoMo 1-5, demo
@@ -314,6 +322,28 @@ def rank_candidates(
             rank -= QUESTION_PENALTY  # a question asks; the message after it answers
         scored.append((rank, relevance, doc))
     return scored
+
+
+def fuse_dense_order(final: list[Scored], similarity: Similarity) -> list[Scored]:
+    """The order facts are selected in: the engine's first ENGINE_PLACES_KEPT candidates as
+    they are (the facts holding the prompt's words, a chain's first links among them), then
+    the others by a reciprocal-rank fusion of the engine's order and the dense stage's (cosine
+    with the prompt's content), the dense one weighted DENSE_ORDER_WEIGHT: a question in other
+    words finds its answer near by meaning, though few of its words are in it. The engine's
+    order alone with the dense stage off, and when most candidates are chat messages or mail:
+    in a conversation the message nearest by meaning is often a neighbour of the answer."""
+    if not similarity.content or sum(1 for _, _, doc in final if first(doc, "message", "")) > len(final) / 2:
+        return final
+    kept, rest = final[:ENGINE_PLACES_KEPT], final[ENGINE_PLACES_KEPT:]
+    by_cosine = sorted(
+        ((similarity.content.get(int(first(doc, "fact_id", 0)), NO_COSINE), i) for i, (_, _, doc) in enumerate(rest)),
+        reverse=True,
+    )
+    dense_place = {i: place for place, (_, i) in enumerate(by_cosine)}
+    order = sorted(
+        range(len(rest)), key=lambda i: -(1 / (FUSION_K + i) + DENSE_ORDER_WEIGHT / (FUSION_K + dense_place[i]))
+    )
+    return kept + [rest[i] for i in order]
 
 
 def rank_final(scored: list[Scored], targeted: set[int]) -> list[Scored]:

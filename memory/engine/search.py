@@ -63,6 +63,7 @@ from memory.engine.rank import (
     date_terms,
     distinct_nearest,
     first,
+    fuse_dense_order,
     focus_terms,
     joint_coverage,
     name_terms,
@@ -278,7 +279,8 @@ def retrieve(
     # Best first, once, for every step that reads the candidates in rank order.
     scored = sorted(rank_candidates(candidates, query, query_set, prompt, similarity), key=lambda item: -item[0])
     targeted, section_terms = target_sections(index, scored, query_set)
-    facts, seen_statements = _select(index, rank_final(scored, set(targeted)), limit, query_set)
+    order = fuse_dense_order(rank_final(scored, set(targeted)), similarity)
+    facts, seen_statements = _select(index, order, limit, query_set)
     _check(deadline)
     facts.sort(key=lambda f: -f.relevance_score)  # stable: rank order breaks ties
     facts = _with_answers(index, facts, seen_statements)

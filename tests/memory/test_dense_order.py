@@ -1,0 +1,60 @@
+"""The selection order beside the dense stage's (SPEC §2.3 ranking, issue 16 point 3:
+paraphrase): the engine's first places kept, the rest fused with the order by cosine, and the
+engine's order alone for a conversation's messages or with the dense stage off."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory.engine.rank import ENGINE_PLACES_KEPT, Scored, Similarity, fuse_dense_order
+
+CANDIDATES = ENGINE_PLACES_KEPT + 40  # as many as a prompt's candidates often are
+
+
+def candidates(message: bool = False) -> list[Scored]:
+    """The engine's order: fact 0 first. A message's facts carry its id in `message`."""
+    return [(1.0 - i / 100, 0.5, _doc(i, message)) for i in range(CANDIDATES)]
+
+
+def _doc(fact_id: int, message: bool) -> dict[str, Any]:
+    return {"fact_id": [fact_id], "message": [f"m{fact_id}"] if message else []}
+
+
+def ids(order: list[Scored]) -> list[int]:
+    return [doc["fact_id"][0] for _, _, doc in order]
+
+
+def nearest_last() -> Similarity:
+    """Cosines falling down the engine's order, but its last candidate is the dense stage's
+    nearest of all."""
+    cosines = {i: 0.8 - i / 100 for i in range(CANDIDATES - 1)} | {CANDIDATES - 1: 0.9}
+    return Similarity(prompt=cosines, content=cosines)
+
+
+def test_the_engine_s_first_places_are_kept_whatever_the_dense_stage_holds() -> None:
+    order = ids(fuse_dense_order(candidates(), nearest_last()))
+
+    assert order[:ENGINE_PLACES_KEPT] == list(range(ENGINE_PLACES_KEPT))
+
+
+def test_after_them_a_candidate_the_dense_stage_holds_nearest_moves_up() -> None:
+    order = ids(fuse_dense_order(candidates(), nearest_last()))
+
+    assert order.index(CANDIDATES - 1) < CANDIDATES - 1 - 10  # ten places up at least
+    assert sorted(order) == list(range(CANDIDATES))  # every candidate once
+
+
+def test_a_candidate_the_dense_stage_gave_no_cosine_yields_to_those_it_did() -> None:
+    cosines = {i: c for i, c in nearest_last().content.items() if i != ENGINE_PLACES_KEPT}
+    order = ids(fuse_dense_order(candidates(), Similarity(prompt=cosines, content=cosines)))
+
+    assert order[ENGINE_PLACES_KEPT] == ENGINE_PLACES_KEPT + 1  # the engine's next, which has one
+    assert ENGINE_PLACES_KEPT in order
+
+
+def test_the_engine_s_order_stands_with_the_dense_stage_off() -> None:
+    assert ids(fuse_dense_order(candidates(), Similarity())) == list(range(CANDIDATES))
+
+
+def test_the_engine_s_order_stands_when_most_candidates_are_messages() -> None:
+    assert ids(fuse_dense_order(candidates(message=True), nearest_last())) == list(range(CANDIDATES))
