@@ -14,9 +14,11 @@ it returns no filler facts and its coverage says `none` or `minimal`.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 import tantivy
@@ -602,7 +604,7 @@ def _anchor(query: list[QueryTerm], prompt: str, ordered: list[Scored]) -> Score
         row = records.cells(first(item[2], "statement", ""))
         if not row:
             continue
-        weight = sum(weights.get(t, 0.0) for t in set(terms(" ".join(row.values()))))
+        weight = _name_weight(weights, set(terms(" ".join(row.values()))))
         if weight > best_weight:
             best, best_weight, runner_up = item, weight, best_weight
         elif weight > runner_up:
@@ -610,6 +612,14 @@ def _anchor(query: list[QueryTerm], prompt: str, ordered: list[Scored]) -> Score
     if best is None or best_weight < ANCHOR_MIN_IDF or best_weight <= runner_up:
         return None
     return best
+
+
+def _name_weight(weights: dict[str, float], held: Iterable[str]) -> float:
+    """The IDF weight of the prompt's names a record holds, summed exactly (`math.fsum`): a
+    plain sum over a set depends on the order the set is read in, which changes with each
+    process's hash seed, and two records naming as much would then tie in one worker and not
+    in the next."""
+    return math.fsum(weights.get(t, 0.0) for t in held)
 
 
 def _with_newer_versions(

@@ -198,6 +198,18 @@ def test_a_record_the_prompt_names_is_followed_even_when_other_facts_outrank_it(
     assert found.index(gold) == found.index(row) + 1
 
 
+def test_the_weight_of_a_records_names_does_not_depend_on_the_order_its_words_are_read_in() -> None:
+    # A set of words is read in an order that changes with each process's hash seed; summed
+    # in order, 0.1 + 0.2 + 0.3 is 0.6000000000000001 one way and 0.6 the other, and a record
+    # naming as much as another (0.6) would be the anchor in one worker and tie in the next.
+    weights = {"kittiwake": 0.1, "seafoods": 0.2, "whitby": 0.3, "bluefin": 0.6}
+
+    one_way = search._name_weight(weights, ["kittiwake", "seafoods", "whitby"])
+    other_way = search._name_weight(weights, ["whitby", "seafoods", "kittiwake"])
+
+    assert one_way == other_way == search._name_weight(weights, ["bluefin"])
+
+
 def test_a_fact_listed_lower_that_the_hop_reaches_moves_up_beside_its_parent(company: Workspace) -> None:
     # Priya's line ranks on its own, below two other customers' rows; the Kittiwake row's
     # account_owner leads to it, so it belongs right after the row.
