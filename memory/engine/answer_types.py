@@ -157,8 +157,38 @@ def contacts_asked(prompt: str) -> list[str]:
     return [kind for kind, pattern in _CONTACT_ASKED.items() if pattern.search(prompt)]
 
 
-def contacts_missing(asked: list[str], statements: list[str]) -> list[str]:
+# Whose contact detail is asked, when the prompt names them right beside it: "Corey Blake's
+# mobile", "the phone number for the Rotterdam liaison desk", "the email address of FieldGuard".
+# Not someone reached through another ("the mobile of the vet who emailed Ruairí"), and never
+# the prompt's first word ("What's").
+_HOLDER_NAME = r"[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’&.-]*)*"
+_HOLDER = (
+    re.compile(rf"(?<=\s)({_HOLDER_NAME})['’]s\s+(?:(?:tele)?phone|mobile|cell|e-?mail)\b"),
+    re.compile(
+        rf"\b(?:(?:tele)?phone|mobile|cell)(?: phone)? (?:number|no\b\.?) (?:for|of) (?:the |our )?({_HOLDER_NAME})"
+    ),
+    re.compile(rf"\be-?mail address (?:for|of) (?:the |our )?({_HOLDER_NAME})"),
+)
+
+
+def contact_holder(prompt: str) -> list[str]:
+    """The terms of the name whose contact detail the prompt asks for (`_HOLDER`), if it names
+    them beside it; else none."""
+    for pattern in _HOLDER:
+        match = pattern.search(prompt)
+        if match:
+            return terms(match.group(1))
+    return []
+
+
+def contacts_missing(asked: list[str], statements: list[str], holder: list[str] | None = None) -> list[str]:
     """The kinds of contact detail asked (`contacts_asked`) that none of the statements holds:
     a memory that records no phone number for someone cannot give theirs, however much it
-    says about them."""
-    return [kind for kind in asked if not any(holds_contact_kind(s, kind) for s in statements)]
+    says about them. With the `holder` asked of (`contact_holder`), only a statement naming
+    them counts: another person's number is not theirs."""
+    named = set(holder or [])
+
+    def gives(statement: str, kind: str) -> bool:
+        return holds_contact_kind(statement, kind) and (not named or bool(named & set(terms(statement))))
+
+    return [kind for kind in asked if not any(gives(s, kind) for s in statements)]

@@ -248,7 +248,7 @@ def live_merge(retrieval: Retrieval, hits: list[LiveHit], limit: int) -> Retriev
     said = set().union(*(term_set(f.statement) for f in merged))
     retrieval.unknown_names = [name for name in retrieval.unknown_names if not term_set(name) <= said]
     # A contact detail no company fact holds may be in a live memory ("Dana's new mobile is ...").
-    unheld = contacts_missing(retrieval.contacts_asked, [f.statement for f in merged])
+    unheld = contacts_missing(retrieval.contacts_asked, [f.statement for f in merged], retrieval.contact_holder)
     retrieval.coverage_assessment = assess(
         merged,
         retrieval.joint_coverage,

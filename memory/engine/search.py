@@ -25,7 +25,7 @@ import tantivy
 
 from memory.engine import dense, records
 from memory.engine.acronyms import expand
-from memory.engine.answer_types import CONTACT_NAMES, contacts_asked, contacts_missing, holds_contact
+from memory.engine.answer_types import CONTACT_NAMES, contact_holder, contacts_asked, contacts_missing, holds_contact
 from memory.engine.days import asked_days
 from memory.engine.index import LoadedIndex, index_for
 from memory.engine.rank import (
@@ -302,7 +302,8 @@ def retrieve(
     joint = round(joint_coverage(query, _found_terms(index, facts)), 2)  # as reported, as assessed
     unknown = unknown_names(index, prompt, written_out)
     contacts = contacts_asked(prompt)
-    unheld = contacts_missing(contacts, [f.statement for f in facts])
+    holder = contact_holder(prompt) if contacts else []
+    unheld = contacts_missing(contacts, [f.statement for f in facts], holder)
     assessment = assess(facts, joint, bool(unknown), meant_fact is not None, bool(unheld))
     entities, relationships = _graph(workspace, facts, query_set)
     return Retrieval(
@@ -317,6 +318,7 @@ def retrieve(
         joint_coverage=joint,
         unknown_names=unknown,
         contacts_asked=contacts,
+        contact_holder=holder,
         meant_fact=meant_fact,
         sections_searched=searched,
     )

@@ -104,6 +104,7 @@ class Retrieval:
     joint_coverage: float = 0.0  # the share of the prompt the facts hold together (rank.joint_coverage)
     unknown_names: list[str] = field(default_factory=list)  # names in the prompt the memory never uses
     contacts_asked: list[str] = field(default_factory=list)  # kinds of contact detail asked ("phone", "email")
+    contact_holder: list[str] = field(default_factory=list)  # terms of whose contact detail is asked
     # The fact the dense stage holds clearly nearest (rank.distinct_nearest) when the rank chose
     # it: what makes a weak answer partial (rank.assess's `meant`); None otherwise.
     meant_fact: int | None = None

@@ -1,7 +1,8 @@
 """Calibrated coverage (SPEC §2.3 `coverage_assessment`, issue 16 point 6): what the facts hold
 of the prompt together decides the assessment with the best fact's relevance, a fact the dense
 stage holds clearly nearest lifts a weak answer to partial, a contact detail asked that no fact
-holds leaves it minimal, and the summary sentence follows the assessment."""
+holds (or none naming whom it is asked of) leaves it minimal, and the summary sentence follows
+the assessment."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from memory.engine import retrieve
-from memory.engine.answer_types import contacts_asked, contacts_missing
+from memory.engine.answer_types import contact_holder, contacts_asked, contacts_missing
 
 from memory.engine.rank import (
     DISTINCT_NEAREST,
@@ -162,6 +163,27 @@ def test_a_contact_detail_is_missing_when_no_statement_holds_one_of_its_kind() -
     assert contacts_missing([], ["anything"]) == []
 
 
+def test_whose_contact_detail_is_asked_is_the_name_written_beside_it() -> None:
+    assert contact_holder("What's Corey Blake's mobile number?") == ["corey", "blake"]
+    assert contact_holder("What's the telephone number for the Rotterdam liaison desk?") == ["rotterdam"]
+    assert contact_holder("What's the phone number of the Clonmel clinic?") == ["clonmel"]
+    assert contact_holder("What's the email address for Amrit, the new account executive?") == ["amrit"]
+    assert contact_holder("What's Corey's email?") == ["corey"]
+    # Someone reached through another, or not named at all: nobody's in particular.
+    assert contact_holder("What is the mobile number of the vet who emailed Ruairí?") == []
+    assert contact_holder("Who approved it, and what's their mobile?") == []
+    assert contact_holder("Is there a phone number for the after-hours line?") == []
+
+
+def test_another_persons_contact_detail_does_not_give_the_one_asked() -> None:
+    dean = "Staff directory: Name: Dean Whitlow; Title: Shift Engineer; Mobile: 07700 900123"
+    corey = "Staff directory: Name: Corey Blake; Title: Electrician; Mobile: 0412 555 019"
+
+    assert contacts_missing(["phone"], [dean], ["corey", "blake"]) == ["phone"]
+    assert contacts_missing(["phone"], [dean, corey], ["corey", "blake"]) == []
+    assert contacts_missing(["phone"], [dean], []) == []  # asked of nobody named: anyone's will do
+
+
 def test_strong_facts_are_minimal_when_none_holds_the_contact_detail_asked() -> None:
     strong = [fact("Bronagh Kealy, Financial Controller, reports to Priya.", 1.0), fact("Bronagh signed off.", 0.9)]
 
@@ -199,6 +221,25 @@ def test_a_contact_detail_the_memory_does_not_record_is_reported_minimal_and_one
     assert "07700 900123" in recorded.facts[0].statement
     assert recorded.coverage_assessment in ("partial", "comprehensive")
     assert not recorded.context_summary.startswith("No stored fact")
+
+
+def test_a_memory_recording_someone_else_s_mobile_leaves_the_one_asked_for_minimal(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    folder_import(workspace, tmp_path / "crew", {
+        "directory.csv": "name,title,team,mobile\nDean Whitlow,Shift Engineer,Wollongong,07700 900123\n",
+        "news.md": "# Crew news\n\nCorey Blake joined the Wollongong crew as an electrician in March.\n",
+    })
+
+    asked = retrieve(workspace, "What's Corey Blake's mobile number?")
+    recorded = retrieve(workspace, "What's Dean Whitlow's mobile number?")
+
+    assert any("Corey Blake" in f.statement for f in asked.facts)  # he is known, and so is a mobile
+    assert any("07700 900123" in f.statement for f in asked.facts)  # ... but it is Dean's
+    assert asked.coverage_assessment == "minimal"
+    assert asked.context_summary.startswith("No stored fact holds the phone number asked for")
+    assert "07700 900123" in recorded.facts[0].statement
+    assert recorded.coverage_assessment in ("partial", "comprehensive")
 
 
 def test_an_agent_memory_holding_the_contact_detail_lifts_the_answer(
