@@ -24,7 +24,6 @@ COMPANIES = [
 # Every company has held-out sets beside its questions (the fifth held-out set gave Pelham Ridge
 # and Oakmere their first, the thirteenth Saltmarsh and Brackenfold, written in the sixteenth
 # session); only the five written first have tuning sets.
-WITH_HELD_OUT_SETS = COMPANIES
 WITH_TUNING_SETS = ["harbourline", "wrenfield", "corvane", "meridian", "tasmanlight"]
 
 
@@ -91,7 +90,7 @@ PROBES = sorted((DEFAULT_PATHS["harbourline"].parents[1]).glob("*/probe*.jsonl")
 
 
 def test_there_are_held_out_sets_of_every_company() -> None:
-    assert {path.parent.name for path in HELD_OUT} == set(WITH_HELD_OUT_SETS)
+    assert {path.parent.name for path in HELD_OUT} == set(COMPANIES)
 
 
 def test_there_are_tuning_sets_of_every_company_that_had_them() -> None:
