@@ -134,9 +134,11 @@ _POSSESSED = re.compile(
     r"(?:(?<!\bwho)(?<!\bwhat)(?<!\bthat)(?<!\bit)(?<!\bthere)(?<!\bhere)(?<!\bwhere)(?<!\bhow)(?<!\bwhen)'s"
     r"|\b(?:their|his|her|whose))((?:\s+[\w-]+){1,2})"
 )
-# The same, written the other way round: "the extension of their boss".
+# The same, written the other way round: "the extension of their boss", "the mobile number of
+# the manager of the staff member who approved it" (the person described after the relation).
 _OF_RELATED = re.compile(
-    r"\b([\w-]+)(?: number)? of (?:their|his|her|whose|that person's|the person's) (?:line )?(?:boss|manager|supervisor)\b"
+    r"\b([\w-]+)(?: number| address)? of (?:their|his|her|whose|that person's|the person's|the) (?:line )?"
+    r"(?:boss|manager|supervisor)\b"
 )
 # A thing's noun written after its name ("the Adamstown Heights job", "the Sheffield team"):
 # not an attribute asked of a person. The name is a capitalised word where no sentence starts
