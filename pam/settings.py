@@ -91,10 +91,12 @@ PAM_REQUEST_LOG_RETENTION_DAYS = int(env("PAM_REQUEST_LOG_RETENTION_DAYS", "90")
 # dense stage without torch"): R@10 +0.02 to +0.06 for ~15 ms per call.
 PAM_DENSE = env_bool("PAM_DENSE", True)
 PAM_DENSE_THREADS = int(env("PAM_DENSE_THREADS", "1"))  # BLAS threads while encoding; 0 = numpy's default
-# `minilm`, or `minilm+mpnet`: all-mpnet-base-v2 beside it (`make install-mpnet`, 438 MB, into
-# PAM_MODEL_DIR), better on documents' paraphrases at 7-8x the encoding cost (bench/README.md,
+# `minilm+mpnet` (the default since the twentieth session): all-MiniLM-L6-v2 and
+# all-mpnet-base-v2 side by side (`make install` puts mpnet, a 438 MB download, in PAM_MODEL_DIR),
+# 4 points more of the held-out questions than MiniLM alone, mostly paraphrases, at ~4x the
+# engine's time per call and 7x the encoding cost; or `minilm`, lighter and faster (bench/README.md,
 # "A second model beside MiniLM"). After a change, `manage.py publish_indexes` re-encodes the facts.
-PAM_DENSE_MODEL = env("PAM_DENSE_MODEL", "minilm")
+PAM_DENSE_MODEL = env("PAM_DENSE_MODEL", "minilm+mpnet")
 if PAM_DENSE_MODEL not in ("minilm", "minilm+mpnet"):
     raise ValueError(f"PAM_DENSE_MODEL must be minilm or minilm+mpnet, not {PAM_DENSE_MODEL!r}")
 # How the encoders' layers run (memory/engine/onnx_graph.py; bench/README.md, "The dense stage

@@ -9,11 +9,28 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from django.conf import settings as django_settings
 from django.test import Client
 
 from developer_api.keys import api_key_rotate
+from memory.engine import dense
 from memory.models import Workspace
 from memory.services import workspace_create
+
+# The suite tests rules, not the model: it runs with MiniLM alone, 7x faster to encode than the
+# default pair (pam/settings.py), unless PAM_DENSE_MODEL is set. Django is set up before this
+# file is read, so the setting is set here too; servers and workers the tests start inherit the
+# environment. The pair's own tests (tests/memory/test_dense.py, test_setup_demo.py) set it
+# themselves.
+os.environ.setdefault("PAM_DENSE_MODEL", "minilm")
+django_settings.PAM_DENSE_MODEL = os.environ["PAM_DENSE_MODEL"]
+
+# The tests that run all-mpnet-base-v2 (the default pair's second model) skip, saying so, where
+# `make install` has not put it in PAM_MODEL_DIR.
+needs_mpnet = pytest.mark.skipif(
+    not (dense.mpnet_dir() / "model.safetensors").exists(),
+    reason=f"all-mpnet-base-v2 is not in {dense.mpnet_dir()}: make install-mpnet",
+)
 
 PLANS = importlib.import_module("developer_api.migrations.0003_plans_and_cache_table").PLANS
 SHARED = Path(os.environ.get("PAM_SHARED_DIR", Path(__file__).resolve().parents[2] / "shared"))

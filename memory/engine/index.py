@@ -331,6 +331,14 @@ def _written_by_this_model(meta: dict[str, Any]) -> bool:
     return meta.get("vector_model", dense.MINILM) == dense.model_name()
 
 
+def encoded_by_another_model(workspace: Workspace) -> bool:
+    """Whether the workspace's published version holds vectors another model wrote
+    (`PAM_DENSE_MODEL` changed since): it is served by lexical retrieval alone until it is
+    published again (`index_for`)."""
+    loaded = index_for(workspace) if dense.enabled() else None
+    return loaded is not None and not _written_by_this_model(_meta_of(_version_dir(workspace.pk, loaded.version)))
+
+
 def index_publish(*, workspace: Workspace) -> IndexVersion:
     """Build a new index version from the workspace's rows and publish it when complete."""
     with transaction.atomic():

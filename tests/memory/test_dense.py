@@ -1,7 +1,8 @@
 """The dense stage (PAM_DENSE, on by default; MiniLM run with numpy, memory/engine/encoder.py):
 vectors published with the index, reused for unchanged facts, and fused with BM25 so a
 paraphrase finds its fact; PAM_DENSE_MODEL chooses the model, and a version's vectors are
-re-encoded when another model wrote them (the mpnet tests need `make install-mpnet`);
+re-encoded when another model wrote them (the mpnet tests need the model `make install` puts
+in PAM_MODEL_DIR); the suite runs with MiniLM alone (tests/conftest.py), the default is the pair;
 PAM_DENSE_RUNTIME chooses how the model runs, and a publish re-encodes what a runtime of the
 other precision wrote.
 """
@@ -26,14 +27,10 @@ from memory.engine.index import index_for, index_publish
 from memory.engine.search import retrieve
 from memory.models import Fact, Workspace
 from memory.pipelines.sync import source_sync
-from tests.conftest import run_create
+from tests.conftest import needs_mpnet, run_create
 from memory.services import source_create_for_items
 from memory.sources.push import item_write
 
-needs_mpnet = pytest.mark.skipif(
-    not (dense.mpnet_dir() / "model.safetensors").exists(),
-    reason=f"all-mpnet-base-v2 is not in {dense.mpnet_dir()}: make install-mpnet",
-)
 TRAVEL = "Staff members can travel business class on flights longer than eight hours."
 FACTS = [
     TRAVEL,
@@ -261,3 +258,12 @@ def test_an_unknown_model_name_stops_the_settings_with_the_names_allowed() -> No
     )
     assert done.returncode != 0
     assert "PAM_DENSE_MODEL must be minilm or minilm+mpnet, not 'bert-large'" in done.stderr
+
+
+def test_without_PAM_DENSE_MODEL_the_dense_stage_is_minilm_and_mpnet_side_by_side() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PAM_DENSE_MODEL"}
+    env["DJANGO_SETTINGS_MODULE"] = "pam.settings"
+    code = "import django; django.setup(); from memory.engine import dense; print(dense.model_name(), dense.dim())"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [dense.MINILM_MPNET, "1152"]

@@ -4,7 +4,7 @@ all-mpnet-base-v2 (MPNet), and their ensemble.
 
 The reference vectors in fixtures/{minilm,mpnet}_reference.npz were computed once with
 sentence-transformers and torch by bench/encoder_reference.py. The mpnet tests need
-`make install-mpnet` (.ci/run installs it) and skip, saying so, without it.
+all-mpnet-base-v2, which `make install` puts in PAM_MODEL_DIR, and skip, saying so, without it.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -13,6 +16,7 @@ import pytest
 from django.core.management.base import CommandError
 
 from memory.management.commands import install_mpnet
+from tests.conftest import REPO
 
 WEIGHTS = b"weights " * 5000
 
@@ -101,3 +105,25 @@ def test_the_pinned_checksums_are_those_of_the_installed_model_when_it_is_there(
     if not (dense.mpnet_dir() / "model.safetensors").exists():
         pytest.skip(f"all-mpnet-base-v2 is not in {dense.mpnet_dir()}: make install-mpnet")
     assert install_mpnet._installed(dense.mpnet_dir(), install_mpnet.SHA256)
+
+
+def test_the_command_runs_while_the_model_it_installs_is_missing_so_the_system_checks_do_not_stop_it(
+    tmp_path: Path,
+) -> None:
+    # The default pair's model is absent from this PAM_MODEL_DIR, which `manage.py check` reports
+    # (memory.E001); the install must still reach its download, here refused by pip (no index).
+    env = {
+        **os.environ,
+        "PAM_DENSE_MODEL": "minilm+mpnet",
+        "PAM_MODEL_DIR": str(tmp_path / "models"),
+        "PAM_DATA_DIR": str(tmp_path / "data"),
+        "PIP_NO_INDEX": "1",
+    }
+    done = subprocess.run(
+        [sys.executable, "manage.py", "install_mpnet"],
+        cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=120,
+    )
+    assert done.returncode == 1
+    assert "memory.E001" not in done.stderr
+    assert "pip could not download the parts listed in requirements-mpnet.txt" in done.stderr
+    assert not (tmp_path / "models" / "all-mpnet-base-v2").exists()

@@ -5,7 +5,7 @@ vector its own whatever it is encoded with; a graph built once per weights file 
 loaded from its cache after.
 
 The reference vectors are test_encoder.py's (fixtures/{minilm,mpnet}_reference.npz); the mpnet
-test needs `make install-mpnet` and skips, saying so, without it.
+test needs all-mpnet-base-v2 (`make install`) and skips, saying so, without it.
 """
 
 from __future__ import annotations

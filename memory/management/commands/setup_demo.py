@@ -1,9 +1,9 @@
 """`make run`'s set-up step: the demo workspace, its agent key and the demo company's memory.
 
-Idempotent: the workspace is created once (plan `unlimited`), the demo corpus imported once,
-and the agent key is created once and kept in PAM_DATA_DIR/demo_agent_key (mode 0600) so a
-configured MCP client keeps working across runs. If that key was rotated or revoked since, a
-new one is issued and stored.
+Idempotent: the workspace is created once (plan `unlimited`), the demo corpus imported once
+(its facts encoded again if `PAM_DENSE_MODEL` changed since), and the agent key is created
+once and kept in PAM_DATA_DIR/demo_agent_key (mode 0600) so a configured MCP client keeps
+working across runs. If that key was rotated or revoked since, a new one is issued and stored.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from developer_api.keys import api_key_authenticate, api_key_rotate
+from memory.engine import dense
+from memory.engine.index import encoded_by_another_model, index_publish
 from memory.models import Source, User, Workspace
 from memory.services import source_import, workspace_create
 from pam.private_files import read_or_create_private, write_private
@@ -69,6 +71,12 @@ class Command(BaseCommand):
                 f"Imported the demo company: {source.documents.count()} documents, "
                 f"{source.facts.count()} facts ({run.status if run else 'not run'})."
             )
+
+        if encoded_by_another_model(workspace):
+            # PAM_DENSE_MODEL changed since the demo was imported (the default became the pair):
+            # its vectors are re-encoded now rather than the demo answering lexically.
+            index_publish(workspace=workspace)
+            self.stdout.write(f"Encoded the demo's memory again with PAM_DENSE_MODEL={dense.model_name()}.")
 
         url = f"{settings.PAM_PUBLIC_BASE_URL}/v1/mcp/memory"
         config = {"mcpServers": {"pam_memory": {"type": "http", "url": url, "headers": {"Authorization": key}}}}
