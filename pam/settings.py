@@ -93,8 +93,8 @@ PAM_DENSE = env_bool("PAM_DENSE", True)
 PAM_DENSE_THREADS = int(env("PAM_DENSE_THREADS", "1"))  # BLAS threads while encoding; 0 = numpy's default
 # `minilm+mpnet` (the default since the twentieth session): all-MiniLM-L6-v2 and
 # all-mpnet-base-v2 side by side (`make install` puts mpnet, a 438 MB download, in PAM_MODEL_DIR),
-# 4 points more of the held-out questions than MiniLM alone, mostly paraphrases, at ~4x the
-# engine's time per call and 7x the encoding cost; or `minilm`, lighter and faster (bench/README.md,
+# 4 points more of the held-out questions than MiniLM alone, mostly paraphrases, at 2-4x the
+# engine's time per call and 5-8x the encoding cost; or `minilm`, lighter and faster (bench/README.md,
 # "A second model beside MiniLM"). After a change, `manage.py publish_indexes` re-encodes the facts.
 PAM_DENSE_MODEL = env("PAM_DENSE_MODEL", "minilm+mpnet")
 if PAM_DENSE_MODEL not in ("minilm", "minilm+mpnet"):
