@@ -13,19 +13,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from django.conf import settings
 
 from memory.engine import dense, encoder
+from tests.conftest import needs_mpnet
 
 # One BLAS thread: the fast choice on a machine whose cores are busy (as under pytest -n).
 THREADS = 1
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 MIN_COSINE = 0.9999
-MPNET = Path(settings.PAM_MODEL_DIR) / dense.MPNET_DIR
-needs_mpnet = pytest.mark.skipif(
-    not (MPNET / "model.safetensors").exists(), reason=f"all-mpnet-base-v2 is not in {MPNET}: make install-mpnet"
-)
+MPNET = dense.mpnet_dir()
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import pytest
 from django.core.management.base import CommandError
 
 from memory.management.commands import install_mpnet
-from tests.conftest import REPO
+from tests.conftest import REPO, needs_mpnet
 
 WEIGHTS = b"weights " * 5000
 
@@ -99,11 +99,10 @@ def test_a_wheel_without_a_part_and_no_wheels_at_all_are_refused(tmp_path: Path)
     assert not target.exists()
 
 
+@needs_mpnet
 def test_the_pinned_checksums_are_those_of_the_installed_model_when_it_is_there() -> None:
     from memory.engine import dense
 
-    if not (dense.mpnet_dir() / "model.safetensors").exists():
-        pytest.skip(f"all-mpnet-base-v2 is not in {dense.mpnet_dir()}: make install-mpnet")
     assert install_mpnet._installed(dense.mpnet_dir(), install_mpnet.SHA256)
 
 

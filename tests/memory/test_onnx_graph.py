@@ -15,19 +15,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from django.conf import settings
 
 from memory.engine import dense, encoder, onnx_graph
+from tests.conftest import needs_mpnet
 
 THREADS = 1
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXACT = 0.9999  # float32 through another runtime: rounding only
 INT8_WORST = 0.97  # the reference's worst text under int8 (two-character and empty texts)
 INT8_MEAN = 0.99
-MPNET = Path(settings.PAM_MODEL_DIR) / dense.MPNET_DIR
-needs_mpnet = pytest.mark.skipif(
-    not (MPNET / "model.safetensors").exists(), reason=f"all-mpnet-base-v2 is not in {MPNET}: make install-mpnet"
-)
+MPNET = dense.mpnet_dir()
 
 
 @pytest.fixture(scope="module")
