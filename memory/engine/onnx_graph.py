@@ -134,7 +134,7 @@ def build(encoder: "Encoder") -> "onnx.ModelProto":
     first_axis = constant("first_axis", np.array([0], dtype=np.int64))
     eps = float(encoder.eps)
     x = INPUT
-    for i, layer in enumerate(encoder.layers):
+    for i, layer in enumerate(encoder.read_layers()):
         p = f"layer{i}."
 
         def linear(x: str, name: str, w: np.ndarray, b: np.ndarray) -> str:

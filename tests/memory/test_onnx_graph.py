@@ -2,7 +2,7 @@
 default; issue 16 point 7): in float32 the same vectors as sentence-transformers on torch, for
 MiniLM and mpnet; MiniLM's int8 graph within cosine 0.97 of them (0.99 on average), each text's
 vector its own whatever it is encoded with; a graph built once per weights file and mode and
-loaded from its cache after.
+loaded from its cache after, without reading the layers' weights again.
 
 The reference vectors are test_encoder.py's (fixtures/{minilm,mpnet}_reference.npz); the mpnet
 test needs all-mpnet-base-v2 (`make install`) and skips, saying so, without it.
@@ -73,7 +73,9 @@ def test_mpnet_in_float32_on_onnxruntime_gives_the_vectors_sentence_transformers
     assert _cosines(model, "mpnet_reference.npz").min() >= EXACT
 
 
-def test_a_graph_is_built_once_then_loaded_from_its_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_graph_is_built_once_then_loaded_from_its_cache_without_reading_the_layers_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     graphs = tmp_path / "graphs"
     first = encoder.Encoder(encoder.minilm_dir(), encoder.ONNX_INT8, graphs, THREADS)
     built = sorted(graphs.iterdir())
@@ -82,7 +84,11 @@ def test_a_graph_is_built_once_then_loaded_from_its_cache(tmp_path: Path, monkey
     def no_build(model: encoder.Encoder) -> None:
         raise AssertionError("built again")
 
+    def no_reading(model: encoder.Encoder) -> None:
+        raise AssertionError("the layers' weights read beside a cached graph")
+
     monkeypatch.setattr(onnx_graph, "build", no_build)
+    monkeypatch.setattr(encoder.Encoder, "read_layers", no_reading)
     again = encoder.Encoder(encoder.minilm_dir(), encoder.ONNX_INT8, graphs, THREADS)
     text = "Who approves a refund above the agent's limit?"
     assert np.array_equal(again.encode([text], THREADS), first.encode([text], THREADS))
