@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memory.engine.text import terms
+from memory.engine.text import CAPITALS, terms
 
 DURATION, FREQUENCY, MONEY, TIME_OF_DAY, PERCENT, SPEED, DATE = (
     "duration", "frequency", "money", "time", "percent", "speed", "date"
@@ -161,7 +161,7 @@ def contacts_asked(prompt: str) -> list[str]:
 # mobile", "the phone number for the Rotterdam liaison desk", "the email address of FieldGuard".
 # Not someone reached through another ("the mobile of the vet who emailed Ruairí"), and never
 # the prompt's first word ("What's").
-_HOLDER_NAME = r"[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’&.-]*)*"
+_HOLDER_NAME = rf"[{CAPITALS}][\w'’&.-]*(?:\s+(?:&\s+)?[{CAPITALS}][\w'’&.-]*)*"
 _HOLDER = (
     re.compile(rf"(?<=\s)({_HOLDER_NAME})['’]s\s+(?:(?:tele)?phone|mobile|cell|e-?mail)\b"),
     re.compile(

@@ -37,7 +37,8 @@ from memory.models import Fact, IndexVersion, Section, Workspace
 # 4: the `message` field, and chat facts' vectors encode the message before theirs.
 # 5: a message's `nearby` words come from two statements on each side (MESSAGE_NEIGHBOURS).
 # 6: a fact's days (`days.said_days`) among its context words.
-_SCHEMA_VERSION = 6
+# 7: terms with their accents folded (`text.fold`: "Kraków" is krakow, no longer krak and w).
+_SCHEMA_VERSION = 7
 # What the vectors encode (`_vector_texts`), numbered apart from the index's layout: a release
 # that changes only the layout rebuilds the index and keeps the vectors, which on a 2-core
 # machine re-encode at 50 facts a second. Unchanged since schema 4.

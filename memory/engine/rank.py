@@ -17,7 +17,7 @@ from typing import AbstractSet, Any
 
 from memory.engine.answer_types import asked_kinds, held_kinds
 from memory.engine.synonyms import SYNONYM_WEIGHT, synonyms
-from memory.engine.text import stem, terms
+from memory.engine.text import CAPITALS, stem, terms
 from memory.engine.types import HOP, ROW, FactHit
 
 # --- Coverage credit: how much of a query word's weight a fact earns -------------------------
@@ -199,7 +199,7 @@ class Similarity:
 
 # Years and quarters: a question about "Q3 2024" is not answered by a fact about Q1 2026.
 PERIOD = re.compile(r"(?:19|20)\d\d|q[1-4]|h[12]|fy\d\d(?:\d\d)?")
-SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")  # "Ana Ruiz: ship it Friday"
+SPEAKER = re.compile(rf"^([{CAPITALS}][\w.'-]*(?: [{CAPITALS}][\w.'-]*){{0,3}}): ")  # "Ana Ruiz: ship it Friday"
 # "What *kind of* art", "which *type of* contract": the noun after it is what is asked for.
 _CLASSIFIER = r"(?:kinds?|types?|sorts?)\s+of\s+"
 _FOCUS = re.compile(rf"\b(?:how\s+many|how\s+much|which|what)\s+(?:{_CLASSIFIER})?([\w-]+)", re.IGNORECASE)
@@ -207,7 +207,7 @@ _FOCUS = re.compile(rf"\b(?:how\s+many|how\s+much|which|what)\s+(?:{_CLASSIFIER}
 # chat, "what kind of art does Caroline make?" otherwise finds her thanks for "kind words".
 # ("Type" stays: a table's `type` column answers "what type of client is Dunbell?".)
 _VAGUE_CLASSIFIER = re.compile(r"\b(?:what|which|any|some)\s+(?:kinds?|sorts?)\s+of\b", re.IGNORECASE)
-_NAME_WORD = re.compile(r"(?<![.!?:]\s)(?<=\s)([A-Z][\w'&.-]*[\w])")
+_NAME_WORD = re.compile(rf"(?<![.!?:]\s)(?<=\s)([{CAPITALS}][\w'&.-]*[\w])")
 _MONTHS = [stem(m) for m in (
     "january february march april may june july august september october november december".split()
 )]

@@ -1,12 +1,13 @@
-"""The one analyzer shared by indexing and querying: lower-case words, stop words dropped,
-Snowball English stems. Tantivy indexes these pre-analyzed terms with its plain tokenizer, so
-Python-side scoring and the index always agree on what a term is.
+"""The one analyzer shared by indexing and querying: lower-case words with their accents
+folded, stop words dropped, Snowball English stems. Tantivy indexes these pre-analyzed terms
+with its plain tokenizer, so Python-side scoring and the index always agree on what a term is.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from functools import lru_cache
 from typing import Any
 
@@ -21,6 +22,12 @@ SMALLS = "a-z" + "".join(chr(c) for c in _LATIN if chr(c).islower())
 # alternation: the entities read and the names a sentence says alone leave them out alike.
 NAME_TITLES = "Dr|Prof|Mr|Mrs|Ms|Mx"
 _WORD = re.compile(r"[0-9a-z]+(?:[.,][0-9]+)*", re.IGNORECASE)
+# Letters that no Unicode decomposition takes to a plain Latin one, written as a reader without
+# them on their keyboard writes them ("Łukasz" → Lukasz, "Søren" → Soren, "Straße" → Strasse).
+_UNDECOMPOSED = str.maketrans(
+    {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "ħ": "h", "Ħ": "H",
+     "ı": "i", "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "þ": "th", "Þ": "Th"}
+)
 # A Snowball stemmer object keeps state while it stems: one per thread (threaded gunicorn
 # workers stem concurrently; a shared one raced and raised IndexError).
 _local = threading.local()
@@ -84,10 +91,21 @@ def _stem_word(word: str) -> str:
     return str(_stemmer().stemWord(IRREGULAR.get(word, word)))
 
 
+def fold(text: str) -> str:
+    """The text with its letters' accents taken off ("Kraków" → Krakow, "Zoë" → Zoe, "Nguyễn" →
+    Nguyen), and compatibility forms written plainly ("ﬁ" → fi, "²" → 2): a question typed
+    without them finds what a document wrote with them, and a name keeps all its letters as a
+    term ("Kraków" was the terms krak and w)."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def words(text: str) -> list[str]:
-    """Lower-cased word tokens; numbers stay one token (1,200 → 1200, 99.9 → 99p9) so the
-    index tokenizer, which splits on punctuation, keeps them whole."""
-    return [match.group(0).lower().replace(",", "").replace(".", "p") for match in _WORD.finditer(text)]
+    """Lower-cased word tokens, accents folded; numbers stay one token (1,200 → 1200, 99.9 →
+    99p9) so the index tokenizer, which splits on punctuation, keeps them whole."""
+    return [match.group(0).lower().replace(",", "").replace(".", "p") for match in _WORD.finditer(fold(text))]
 
 
 def terms(text: str) -> list[str]:
