@@ -128,9 +128,7 @@ def _makers() -> dict[str, Callable[[int], Encode]]:
     if (dense.mpnet_dir() / "model.safetensors").exists():
 
         def both(runtime: str, threads: int) -> Encode:
-            # As the dense stage runs them: mpnet never in int8 (memory/engine/onnx_graph.py).
-            mpnet = encoder.NUMPY if runtime == encoder.NUMPY else encoder.ONNX
-            pair = [minilm(runtime, threads), encoder.Encoder(dense.mpnet_dir(), mpnet, graphs, threads)]
+            pair = [minilm(runtime, threads), encoder.Encoder(dense.mpnet_dir(), runtime, graphs, threads)]
             return encoder.Ensemble(pair).encode
 
         for runtime in (encoder.NUMPY, encoder.ONNX, encoder.ONNX_INT8):

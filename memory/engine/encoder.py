@@ -8,8 +8,9 @@ in the attention scores instead of token types; `make install-mpnet` puts it in
 `PAM_MODEL_DIR`). This module reads `model.safetensors` tensor by tensor with `safetensors`,
 tokenizes with the `tokenizers` library from `tokenizer.json`, and runs the encoder's forward
 pass with numpy (float32 matmuls through numpy's BLAS), or hands the layers to onnxruntime as
-the graph memory/engine/onnx_graph.py builds from the same weights (float32, or MiniLM's
-projections in int8); with a graph cached, the layers' weights are not read at all. It does what the sentence-transformers pipeline does (modules.json: Transformer → mean
+the graph memory/engine/onnx_graph.py builds from the same weights (float32, or the
+projections in int8 by blocks); with a graph cached, the layers' weights are not read at all.
+It does what the sentence-transformers pipeline does (modules.json: Transformer → mean
 Pooling → Normalize): truncation to `max_seq_length` (sentence_bert_config.json), mean pooling
 over the real tokens, L2 normalisation.
 tests/memory/test_encoder.py holds both to vectors computed by sentence-transformers with torch
@@ -93,8 +94,8 @@ NUMPY, ONNX, ONNX_INT8 = "numpy", "onnx", "onnx-int8"  # how the layers run (mem
 class Encoder:
     """A BERT or MPNet encoder loaded from a sentence-transformers model directory. Its layers
     run as numpy matmuls (`NUMPY`), or as an onnxruntime graph of the same weights in float32
-    (`ONNX`) or with int8 projection weights (`ONNX_INT8`), cached in `cache_dir` and run on
-    `threads` threads; the embeddings and pooling are numpy's in every case."""
+    (`ONNX`) or with the projections in int8 by blocks (`ONNX_INT8`), cached in `cache_dir` and
+    run on `threads` threads; the embeddings and pooling are numpy's in every case."""
 
     def __init__(self, model_dir: Path, runtime: str = NUMPY, cache_dir: Path | None = None, threads: int = 1) -> None:
         config = json.loads((model_dir / "config.json").read_text())
@@ -136,9 +137,6 @@ class Encoder:
             if cache_dir is None:
                 raise ValueError(f"the {runtime} runtime needs a folder for its graph")
             self.graph = onnx_graph.session(self, self.weights, runtime == ONNX_INT8, cache_dir, threads)
-        # int8 activations are quantized with one scale per call: texts encoded together would
-        # move each other's vectors (cosine down to 0.96), so each text is encoded alone.
-        self.batch_size = 1 if runtime == ONNX_INT8 else BATCH_SIZE
 
     def read_layers(self) -> list[_Layer]:
         """The transformer layers' weights from the checkpoint, as the numpy pass runs them and
@@ -190,7 +188,7 @@ class Encoder:
             return out
         ids = [e.ids for e in self.tokenizer.encode_batch(texts, add_special_tokens=True)]
         with self._blas.limit(limits=threads or None, user_api="blas"):
-            for rows in _batches(sorted(range(len(ids)), key=lambda i: len(ids[i])), ids, self.batch_size):
+            for rows in _batches(sorted(range(len(ids)), key=lambda i: len(ids[i])), ids):
                 out[rows] = self._forward([ids[i] for i in rows])
         return out
 
