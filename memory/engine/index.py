@@ -38,7 +38,8 @@ from memory.models import Fact, IndexVersion, Section, Workspace
 # 5: a message's `nearby` words come from two statements on each side (MESSAGE_NEIGHBOURS).
 # 6: a fact's days (`days.said_days`) among its context words.
 # 7: terms with their accents folded (`text.fold`: "Kraków" is krakow, no longer krak and w).
-_SCHEMA_VERSION = 7
+# 8: British spellings written the American way before stemming (`spelling.american`).
+_SCHEMA_VERSION = 8
 # What the vectors encode (`_vector_texts`), numbered apart from the index's layout: a release
 # that changes only the layout rebuilds the index and keeps the vectors, which on a 2-core
 # machine re-encode at 50 facts a second. Unchanged since schema 4.

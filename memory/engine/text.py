@@ -1,6 +1,7 @@
 """The one analyzer shared by indexing and querying: lower-case words with their accents
-folded, stop words dropped, Snowball English stems. Tantivy indexes these pre-analyzed terms
-with its plain tokenizer, so Python-side scoring and the index always agree on what a term is.
+folded, stop words dropped, British spellings written the American way (spelling.py), then
+Snowball English stems. Tantivy indexes these pre-analyzed terms with its plain tokenizer, so
+Python-side scoring and the index always agree on what a term is.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from functools import lru_cache
 from typing import Any
 
 import snowballstemmer
+
+from memory.engine.spelling import american
 
 _LATIN = [*range(0xC0, 0x250), *range(0x1E00, 0x1F00)]  # Latin-1 and Latin Extended A, B, Additional
 # Capital and small letters of the Latin alphabets, accented ones included, for a character
@@ -88,7 +91,7 @@ def stem(word: str) -> str:
 # keeps growing with its names and typos; the cache stops at this bound.
 @lru_cache(maxsize=65_536)
 def _stem_word(word: str) -> str:
-    return str(_stemmer().stemWord(IRREGULAR.get(word, word)))
+    return str(_stemmer().stemWord(american(IRREGULAR.get(word, word))))
 
 
 def fold(text: str) -> str:
