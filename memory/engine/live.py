@@ -31,7 +31,7 @@ from memory.engine.answer_types import contacts_missing
 from memory.engine.rank import CONTEXT_CREDIT, QueryTerm, assess, returned
 from memory.engine.search import summary
 from memory.engine.synonyms import SYNONYM_WEIGHT, synonyms
-from memory.engine.text import term_set, terms
+from memory.engine.text import document_terms, term_set, terms
 from memory.engine.types import FactHit, Retrieval
 from memory.models import AgentMemory, AgentMemoryTerm, Workspace
 from memory.models.memory import MAX_TERM_LENGTH
@@ -107,7 +107,7 @@ def memory_terms(memory: AgentMemory) -> None:
     """Set the memory's analysed terms from its content and its path, project, team, type and
     key (`memory_save` calls it; so does a bulk load before `memory_index`)."""
     context = f"{memory.path} {memory.project} {memory.team} {memory.memory_type} {memory.semantic_key}"
-    memory.content_terms = _joined(term_set(memory.content))
+    memory.content_terms = _joined(set(document_terms(memory.content)))
     memory.context_terms = _joined(term_set(context.replace("/", " ")))
 
 

@@ -25,6 +25,9 @@ SMALLS = "a-z" + "".join(chr(c) for c in _LATIN if chr(c).islower())
 # alternation: the entities read and the names a sentence says alone leave them out alike.
 NAME_TITLES = "Dr|Prof|Mr|Mrs|Ms|Mx"
 _WORD = re.compile(r"[0-9a-z]+(?:[.,][0-9]+)*", re.IGNORECASE)
+# A word written with a hyphen between two runs of letters ("e-mail", "on-call", "re-booked"; not
+# "T-118" or "2025-26").
+_HYPHENATED = re.compile(r"(?<![\w-])([a-z]+)-([a-z]+)(?![\w-])", re.IGNORECASE)
 # Letters that no Unicode decomposition takes to a plain Latin one, written as a reader without
 # them on their keyboard writes them ("Łukasz" → Lukasz, "Søren" → Soren, "Straße" → Strasse).
 _UNDECOMPOSED = str.maketrans(
@@ -118,3 +121,12 @@ def terms(text: str) -> list[str]:
 
 def term_set(text: str) -> set[str]:
     return set(terms(text))
+
+
+def document_terms(text: str) -> list[str]:
+    """A document's terms (a fact's statement, an agent memory's content): `terms`, and each
+    word written with a hyphen joined as one more term ("e-mailed" → email, "call-outs" →
+    callout, "re-booked" → rebook), so a question that writes the word whole finds it. A
+    question keeps its own terms alone: its "on-call" must still find a document's "on call"."""
+    joined = (m.group(1) + m.group(2) for m in _HYPHENATED.finditer(fold(text)))
+    return terms(text) + [stem(word) for word in (j.lower() for j in joined) if word not in STOP_WORDS]
