@@ -127,8 +127,8 @@ class Encoder:
         self._blas = ThreadpoolController()
         # The layers' weights are read only where numpy runs them, or to build a graph not cached
         # yet: a cached graph holds its own, and reading them beside it cost the pair's first
-        # call 0.3 s and its process a third more peak memory (bench/README.md, "The pair's
-        # memory").
+        # call 0.3 s and its process half as much peak memory again (bench/README.md, "The
+        # pair's memory").
         self.layers: list[_Layer] = []
         self.graph = None
         if runtime == NUMPY:

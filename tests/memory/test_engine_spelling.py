@@ -12,7 +12,7 @@ from typing import Any
 from django.apps import apps
 
 from memory.engine import retrieve
-from memory.engine.live import Viewer, live_search, memory_save, visible
+from memory.engine.live import Viewer, live_search, memory_index, memory_save, visible
 from memory.engine.spelling import american
 from memory.engine.text import terms
 from memory.models import AgentMemory, Workspace
@@ -59,11 +59,9 @@ def test_agent_memories_written_before_the_analyzer_changed_are_analysed_again(w
     memory = AgentMemory(workspace=workspace, reference="mem_0001", path="ops", content="The Kraków office's colour printer is on floor 2.")
     memory_save(memory)
     stale = " colour floor krak offic printer w "  # as the analyzer before accents and spellings wrote them
-    AgentMemory.objects.filter(pk=memory.pk).update(content_terms=stale)
-    memory.postings.all().delete()
-    memory.postings.bulk_create(
-        [memory.postings.model(workspace=workspace, memory=memory, term=t, field=1) for t in stale.split()]
-    )
+    memory.content_terms = stale
+    memory.save()
+    memory_index([memory])
     everyone = Viewer(label="reader")
     assert not live_search(workspace, visible(workspace, everyone), "Where is the Krakow color printer?", min_relevance=0.9, limit=1)
 

@@ -109,7 +109,7 @@ def test_a_graph_is_built_once_then_loaded_from_its_cache_without_reading_the_la
 
 
 def test_a_changed_weights_file_is_another_graph(tmp_path: Path) -> None:
-    model = encoder.Encoder(encoder.minilm_dir())  # numpy: it still holds its layers to build from
+    model = encoder.Encoder(encoder.minilm_dir())  # a graph is built from its weights file's layers
     weights = tmp_path / "model" / "model.safetensors"
     weights.parent.mkdir()
     weights.write_bytes(b"weights")
