@@ -40,7 +40,8 @@ from memory.models import Fact, IndexVersion, Section, Workspace
 # 7: terms with their accents folded (`text.fold`: "Kraków" is krakow, no longer krak and w).
 # 8: British spellings written the American way before stemming (`spelling.american`).
 # 9: a statement's hyphenated words also joined as one term (`text.document_terms`).
-_SCHEMA_VERSION = 9
+# 10: the names of the months a statement writes in figures ("2026-03" → march; `document_terms`).
+_SCHEMA_VERSION = 10
 # What the vectors encode (`_vector_texts`), numbered apart from the index's layout: a release
 # that changes only the layout rebuilds the index and keeps the vectors, which on a 2-core
 # machine re-encode at 50 facts a second. Unchanged since schema 4.

@@ -6,6 +6,7 @@ Python-side scoring and the index always agree on what a term is.
 
 from __future__ import annotations
 
+import calendar
 import re
 import threading
 import unicodedata
@@ -14,6 +15,7 @@ from typing import Any
 
 import snowballstemmer
 
+from memory.engine.days import written_months
 from memory.engine.spelling import american
 
 _LATIN = [*range(0xC0, 0x250), *range(0x1E00, 0x1F00)]  # Latin-1 and Latin Extended A, B, Additional
@@ -126,7 +128,10 @@ def term_set(text: str) -> set[str]:
 def document_terms(text: str) -> list[str]:
     """A document's terms (a fact's statement, an agent memory's content): `terms`, and each
     word written with a hyphen joined as one more term ("e-mailed" → email, "call-outs" →
-    callout, "re-booked" → rebook), so a question that writes the word whole finds it. A
-    question keeps its own terms alone: its "on-call" must still find a document's "on call"."""
+    callout, "re-booked" → rebook), so a question that writes the word whole finds it, and
+    the name of each month written in figures (`days.written_months`: "month: 2026-03" →
+    march), so a question asking about "March 2026" finds it. A question keeps its own terms
+    alone: its "on-call" must still find a document's "on call"."""
     joined = (m.group(1) + m.group(2) for m in _HYPHENATED.finditer(fold(text)))
-    return terms(text) + [stem(word) for word in (j.lower() for j in joined) if word not in STOP_WORDS]
+    months = [stem(calendar.month_name[month].lower()) for month in written_months(text)]
+    return terms(text) + [stem(word) for word in (j.lower() for j in joined) if word not in STOP_WORDS] + months

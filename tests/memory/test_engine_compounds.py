@@ -12,10 +12,11 @@ from typing import Any
 from django.apps import apps
 
 from memory.engine import retrieve
-from memory.engine.live import Viewer, live_search, memory_index, memory_save, visible
+from memory.engine.live import Viewer, live_search, memory_save, visible
 from memory.engine.text import document_terms, terms
 from memory.models import AgentMemory, Workspace
 from tests.conftest import folder_import
+from tests.memory.xmemo import analysed_before
 
 ROSTER = """# Electricians' roster
 
@@ -61,10 +62,7 @@ def test_agent_memories_hold_their_hyphenated_words_whole_once_migrated(workspac
     memory_save(memory)
     everyone = Viewer(label="reader")
     assert live_search(workspace, visible(workspace, everyone), "emailed bank changes", min_relevance=0.9, limit=1)
-    before = " " + " ".join(sorted(set(terms(memory.content)))) + " "  # as memories were analysed before
-    memory.content_terms = before
-    memory.save()
-    memory_index([memory])
+    analysed_before(memory, " ".join(sorted(set(terms(memory.content)))))  # before hyphenated words were joined
     assert not live_search(workspace, visible(workspace, everyone), "emailed bank changes", min_relevance=0.9, limit=1)
 
     import_module("memory.migrations.0010_agent_memory_hyphenated_terms").reanalyse_memories(apps, None)

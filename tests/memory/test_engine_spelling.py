@@ -12,11 +12,12 @@ from typing import Any
 from django.apps import apps
 
 from memory.engine import retrieve
-from memory.engine.live import Viewer, live_search, memory_index, memory_save, visible
+from memory.engine.live import Viewer, live_search, memory_save, visible
 from memory.engine.spelling import american
 from memory.engine.text import terms
 from memory.models import AgentMemory, Workspace
 from tests.conftest import folder_import
+from tests.memory.xmemo import analysed_before
 
 PURCHASING = """# Purchasing
 
@@ -58,10 +59,7 @@ def test_a_question_finds_the_same_facts_as_fully_whichever_way_it_is_spelt(
 def test_agent_memories_written_before_the_analyzer_changed_are_analysed_again(workspace: Workspace) -> None:
     memory = AgentMemory(workspace=workspace, reference="mem_0001", path="ops", content="The Kraków office's colour printer is on floor 2.")
     memory_save(memory)
-    stale = " colour floor krak offic printer w "  # as the analyzer before accents and spellings wrote them
-    memory.content_terms = stale
-    memory.save()
-    memory_index([memory])
+    analysed_before(memory, "colour floor krak offic printer w")  # before accents and spellings
     everyone = Viewer(label="reader")
     assert not live_search(workspace, visible(workspace, everyone), "Where is the Krakow color printer?", min_relevance=0.9, limit=1)
 

@@ -1,5 +1,5 @@
 """Helpers of the XMemo tool tests (SPEC §2.4): keys with chosen scopes, buckets and teams,
-and calls through the real MCP endpoint."""
+calls through the real MCP endpoint, and agent memories as an earlier analyzer stored them."""
 
 from __future__ import annotations
 
@@ -9,12 +9,21 @@ from django.test import Client
 
 from developer_api.keys import api_key_rotate
 from developer_api.models import SCOPE_READ
+from memory.engine.live import memory_index
 from memory.engine.tokens import count_tokens
-from memory.models import Workspace
+from memory.models import AgentMemory, Workspace
 from tests.conftest import Mcp
 
 XMEMO_TOOLS = ["recall", "recall_context", "search_memory", "remember", "forget"]
 READ_TOOLS = ["retrieve_memory", "recall", "recall_context", "search_memory"]
+
+
+def analysed_before(memory: AgentMemory, terms: str) -> None:
+    """Store a saved memory's terms as an earlier analyzer wrote them (`terms`, space
+    separated) and index those: what a migration that analyses memories again must mend."""
+    memory.content_terms = f" {terms.strip()} "
+    memory.save()
+    memory_index([memory])
 
 
 def mcp_for(
