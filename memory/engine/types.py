@@ -105,7 +105,6 @@ class Retrieval:
     unknown_names: list[str] = field(default_factory=list)  # names in the prompt the memory never uses
     contacts_asked: list[str] = field(default_factory=list)  # kinds of contact detail asked ("phone", "email")
     contact_holder: list[str] = field(default_factory=list)  # terms of whose contact detail is asked
-    months_asked: list[str] = field(default_factory=list)  # months the prompt names with a year ("2026-04")
     # The fact the dense stage holds clearly nearest (rank.distinct_nearest) when the rank chose
     # it: what makes a weak answer partial (rank.assess's `meant`); None otherwise.
     meant_fact: int | None = None
