@@ -41,8 +41,7 @@ from memory.models import Fact, IndexVersion, Section, Workspace
 # 8: British spellings written the American way before stemming (`spelling.american`).
 # 9: a statement's hyphenated words also joined as one term (`text.document_terms`).
 # 10: the names of the months a statement writes in figures ("2026-03" → march; `document_terms`).
-# 11: numbers written as words, as their figures ("three-year" → 3 year; `text.NUMBER_WORDS`).
-_SCHEMA_VERSION = 11
+_SCHEMA_VERSION = 10
 # What the vectors encode (`_vector_texts`), numbered apart from the index's layout: a release
 # that changes only the layout rebuilds the index and keeps the vectors, which on a 2-core
 # machine re-encode at 50 facts a second. Unchanged since schema 4.

@@ -83,17 +83,10 @@ IRREGULAR = {
 }
 
 
-# Numbers written as words, as their figures: documents write "3-year renewal" and "2 loading
-# bays" where a question says "three-year" and "two". "One" stays a word: it is as often a
-# pronoun ("the one who approved it") as a number.
-NUMBER_WORDS = {word: str(n) for n, word in enumerate("two three four five six seven eight nine ten eleven twelve".split(), 2)}
-
-
 def stem(word: str) -> str:
     # Snowball's rules all take letter suffixes off: a word that ends in a digit ("p1234",
     # "2026", "sev1") is its own stem. Such words stay out of the cache, where identifiers
     # would pile up with the corpus (one project id per document in the pipeline benchmark).
-    word = NUMBER_WORDS.get(word, word)
     if word[-1:].isdigit():
         return word
     return _stem_word(word)
