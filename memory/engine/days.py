@@ -34,13 +34,13 @@ _MONTHS = {
     )
     for name in names
 }
-_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+MONTH_NAME = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"  # "March", "Mar.", "mar"
 _ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
 _ASKED = (
     # 16 November, 2023 · 16th of November 2023
-    (re.compile(rf"\b{_ORDINAL}\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE), (3, 2, 1)),
+    (re.compile(rf"\b{_ORDINAL}\s+(?:of\s+)?{MONTH_NAME},?\s+(\d{{4}})\b", re.IGNORECASE), (3, 2, 1)),
     # November 16, 2023 · Nov 16th 2023
-    (re.compile(rf"\b{_MONTH}\s+{_ORDINAL},?\s+(\d{{4}})\b", re.IGNORECASE), (3, 1, 2)),
+    (re.compile(rf"\b{MONTH_NAME}\s+{_ORDINAL},?\s+(\d{{4}})\b", re.IGNORECASE), (3, 1, 2)),
     # 2023-11-16
     (re.compile(r"\b(\d{4})-(\d\d)-(\d\d)\b"), (1, 2, 3)),
 )
@@ -59,7 +59,8 @@ def day_term(day: dt.date) -> str:
     return f"{DAY_PREFIX}{day:%Y%m%d}"
 
 
-def _month(name: str) -> int:
+def month_number(name: str) -> int:
+    """1 for "January", "Jan" or "jan."; KeyError for a word that names no month."""
     return _MONTHS[name.lower().rstrip(".")]
 
 
@@ -71,27 +72,34 @@ def asked_days(prompt: str) -> list[str]:
             parts = match.groups()
             raw_month = parts[month - 1]
             try:
-                number = int(raw_month) if raw_month.isdigit() else _month(raw_month)
+                number = int(raw_month) if raw_month.isdigit() else month_number(raw_month)
                 found.append(day_term(dt.date(int(parts[year - 1]), number, int(parts[day - 1]))))
             except (KeyError, ValueError):
                 continue  # "31 February": not a day
     return list(dict.fromkeys(found))
 
 
-_ISO_MONTH = re.compile(r"\b(?:19|20)\d\d-(\d\d)\b")
-_SLASHED = re.compile(r"\b(\d{1,2})/(\d{1,2})/(?:\d{4}|\d\d)\b")
+_ISO_MONTH = re.compile(r"\b((?:19|20)\d\d)-(\d\d)\b")
+_SLASHED = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d\d)\b")
+
+
+def dates_in_figures(text: str) -> list[tuple[int, list[int]]]:
+    """The dates a text writes in figures, each as its year and the months it can be read
+    as: one for an ISO date ("2026-03", "2026-03-14") or a slashed date whose day is past 12
+    ("17/01/2022", "06/30/2027"), two for "10/03/2026" (October or March)."""
+    found = [(int(m.group(1)), [int(m.group(2))]) for m in _ISO_MONTH.finditer(text) if 1 <= int(m.group(2)) <= 12]
+    for m in _SLASHED.finditer(text):
+        year = int(m.group(3)) + (2000 if len(m.group(3)) == 2 else 0)
+        months = [int(part) for part in (m.group(1), m.group(2)) if 1 <= int(part) <= 12]
+        if months:
+            found.append((year, list(dict.fromkeys(months))))
+    return found
 
 
 def written_months(text: str) -> list[int]:
-    """The months a text writes in figures that can be read one way only: ISO dates
-    ("2026-03", "2026-03-14") and a slashed date whose day is past 12 ("17/01/2022",
-    "06/30/2027"); not "10/03/2026", which is October or March."""
-    found = [int(m.group(1)) for m in _ISO_MONTH.finditer(text)]
-    for m in _SLASHED.finditer(text):
-        months = {int(part) for part in (m.group(1), m.group(2)) if 1 <= int(part) <= 12}
-        if len(months) == 1:  # "12/12/2026" too
-            found += months
-    return [month for month in dict.fromkeys(found) if 1 <= month <= 12]
+    """The months a text writes in figures that can be read one way only (`dates_in_figures`):
+    "2026-03" and "06/30/2027", not "10/03/2026"."""
+    return list(dict.fromkeys(months[0] for _, months in dates_in_figures(text) if len(months) == 1))
 
 
 def said_days(day: dt.date, statement: str) -> list[str]:

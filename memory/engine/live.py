@@ -28,6 +28,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from memory.engine.answer_types import contacts_missing
+from memory.engine.months import months_unstated
 from memory.engine.rank import CONTEXT_CREDIT, QueryTerm, assess, returned
 from memory.engine.search import summary
 from memory.engine.synonyms import SYNONYM_WEIGHT, synonyms
@@ -249,12 +250,15 @@ def live_merge(retrieval: Retrieval, hits: list[LiveHit], limit: int) -> Retriev
     retrieval.unknown_names = [name for name in retrieval.unknown_names if not term_set(name) <= said]
     # A contact detail no company fact holds may be in a live memory ("Dana's new mobile is ...").
     unheld = contacts_missing(retrieval.contacts_asked, [f.statement for f in merged], retrieval.contact_holder)
+    # So may the month asked ("the April 2026 figures are in: ...").
+    unstated = months_unstated(retrieval.months_asked, merged)
     retrieval.coverage_assessment = assess(
         merged,
         retrieval.joint_coverage,
         bool(retrieval.unknown_names),
         returned(merged, retrieval.meant_fact),
         bool(unheld),
+        bool(unstated),
     )
-    retrieval.context_summary = summary(merged, retrieval.coverage_assessment, unheld)
+    retrieval.context_summary = summary(merged, retrieval.coverage_assessment, unheld, unstated)
     return retrieval

@@ -399,7 +399,12 @@ def returned(facts: list[FactHit], fact_id: int | None) -> bool:
 
 
 def assess(
-    facts: list[FactHit], joint: float = 0.0, unknown_name: bool = False, meant: bool = False, unheld: bool = False
+    facts: list[FactHit],
+    joint: float = 0.0,
+    unknown_name: bool = False,
+    meant: bool = False,
+    unheld: bool = False,
+    other_month: bool = False,
 ) -> str:
     """`coverage_assessment`: none, minimal, partial or comprehensive. `joint` is what the
     facts hold of the prompt together (`joint_coverage`): a question whose parts are each
@@ -409,10 +414,11 @@ def assess(
     is among the facts the rank chose (`meant`: `Retrieval.meant_fact`). A prompt naming what the
     memory never mentions (`unknown_name`) is not answered by it, whatever else the facts
     hold, nor is one asking for a contact detail of a kind none of the facts holds (`unheld`:
-    `answer_types.contacts_missing`): "minimal" at most."""
+    `answer_types.contacts_missing`), nor one asking about a month when the best facts are about
+    other months of its year (`other_month`: `months.months_unstated`): "minimal" at most."""
     if not facts:
         return "none"
-    if unknown_name or unheld:
+    if unknown_name or unheld or other_month:
         return "minimal"
     best = max(f.relevance_score for f in facts)
     strong = sum(1 for f in facts if f.relevance_score >= STRONG)

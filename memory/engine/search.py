@@ -14,6 +14,7 @@ it returns no filler facts and its coverage says `none` or `minimal`.
 
 from __future__ import annotations
 
+import calendar
 import math
 import re
 import time
@@ -28,6 +29,7 @@ from memory.engine.acronyms import expand
 from memory.engine.answer_types import CONTACT_NAMES, contact_holder, contacts_asked, contacts_missing, holds_contact
 from memory.engine.days import asked_days
 from memory.engine.index import LoadedIndex, index_for
+from memory.engine.months import asked_months, months_unstated
 from memory.engine.rank import (
     ALIKE_ROWS,
     ANCHOR_MIN_IDF,
@@ -234,6 +236,7 @@ def _fact_hit(index: LoadedIndex, doc: dict[str, Any], relevance: float, linked:
         document_id=int(first(doc, "document_id", 0)),
         position=int(first(doc, "position", 0)),
         superseded=bool(first(doc, "superseded", 0)),
+        message=bool(first(doc, "message", "")),
         linked=linked,
     )
 
@@ -306,12 +309,14 @@ def retrieve(
     contacts = contacts_asked(prompt)
     holder = contact_holder(prompt) if contacts else []
     unheld = contacts_missing(contacts, [f.statement for f in facts], holder)
-    assessment = assess(facts, joint, bool(unknown), meant_fact is not None, bool(unheld))
+    months = asked_months(prompt)
+    unstated = months_unstated(months, facts)
+    assessment = assess(facts, joint, bool(unknown), meant_fact is not None, bool(unheld), bool(unstated))
     entities, relationships = _graph(workspace, facts, query_set)
     return Retrieval(
         triage=decision,
         phase1=phase1,
-        context_summary=summary(facts, assessment, unheld),
+        context_summary=summary(facts, assessment, unheld, unstated),
         facts=facts,
         entities=entities,
         relationships=relationships,
@@ -321,6 +326,7 @@ def retrieve(
         unknown_names=unknown,
         contacts_asked=contacts,
         contact_holder=holder,
+        months_asked=months,
         meant_fact=meant_fact,
         sections_searched=searched,
     )
@@ -1242,10 +1248,13 @@ def _title_phrases(statement: str, prompt_lower: str) -> list[str]:
     return found[:TITLE_PHRASES]
 
 
-def summary(facts: list[FactHit], coverage: str, unheld: list[str] | None = None) -> str:
+def summary(
+    facts: list[FactHit], coverage: str, unheld: list[str] | None = None, unstated: list[str] | None = None
+) -> str:
     """The `context_summary` of an answer: its best facts' statements, in the engine's wording,
     after what the answer lacks: the kinds of contact detail asked that no fact holds
-    (`unheld`), or else, for a minimal answer, that it is only loosely related."""
+    (`unheld`), the months asked that the best facts are not about (`unstated`, "YYYY-MM"), or
+    else, for a minimal answer, that it is only loosely related."""
     if not facts:
         return "No stored company context matches this prompt."
     picked: list[str] = []
@@ -1261,6 +1270,9 @@ def summary(facts: list[FactHit], coverage: str, unheld: list[str] | None = None
     text = " ".join(picked)
     if unheld:
         return f"No stored fact holds the {' or '.join(CONTACT_NAMES[kind] for kind in unheld)} asked for; the nearest context: {text}"
+    if unstated:
+        named = " or ".join(f"{calendar.month_name[int(m[5:7])]} {m[:4]}" for m in unstated)
+        return f"No stored fact is about {named}; the nearest context, about other months: {text}"
     if coverage == "minimal":
         text = "Only loosely related context was found: " + text
     return text

@@ -48,6 +48,7 @@ class FactHit:
     position: int
     superseded: bool = False
     reference: str | None = None  # an agent memory's reference (SPEC §2.4), from the live layer
+    message: bool = False  # part of a chat or mail message (its fact has a locator), not a document's text
     # How it was reached when not by its own words (memory.engine.search): "hop" through an
     # entity or a record's value another fact names, "row" a table's row a superlative picks,
     # "answer" the statement after a question found, "newer" the newest version of a document
@@ -105,6 +106,7 @@ class Retrieval:
     unknown_names: list[str] = field(default_factory=list)  # names in the prompt the memory never uses
     contacts_asked: list[str] = field(default_factory=list)  # kinds of contact detail asked ("phone", "email")
     contact_holder: list[str] = field(default_factory=list)  # terms of whose contact detail is asked
+    months_asked: list[str] = field(default_factory=list)  # months the prompt names with a year ("2026-04")
     # The fact the dense stage holds clearly nearest (rank.distinct_nearest) when the rank chose
     # it: what makes a weak answer partial (rank.assess's `meant`); None otherwise.
     meant_fact: int | None = None
