@@ -13,7 +13,8 @@ import datetime as dt
 import re
 
 DAY_PREFIX = "day"
-_MONTHS = {
+# Every name and abbreviation of a month, lower case, to its number ("sept" → 9).
+MONTHS = {
     name: number
     for number, names in enumerate(
         (
@@ -34,7 +35,7 @@ _MONTHS = {
     )
     for name in names
 }
-MONTH_NAME = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"  # "March", "Mar.", "mar"
+MONTH_NAME = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"  # "March", "Mar.", "mar"
 _ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
 _ASKED = (
     # 16 November, 2023 · 16th of November 2023
@@ -61,7 +62,7 @@ def day_term(day: dt.date) -> str:
 
 def month_number(name: str) -> int:
     """1 for "January", "Jan" or "jan."; KeyError for a word that names no month."""
-    return _MONTHS[name.lower().rstrip(".")]
+    return MONTHS[name.lower().rstrip(".")]
 
 
 def asked_days(prompt: str) -> list[str]:

@@ -19,6 +19,7 @@ import numpy as np
 import tantivy
 
 from memory.engine import dense
+from memory.engine.days import MONTHS
 from memory.engine.index import LoadedIndex
 from memory.engine.rank import first
 from memory.engine.synonyms import synonyms
@@ -49,17 +50,6 @@ _DATE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
 # 06/14/2026, 14/06/2026, 3/2/26: month first (as in the US) unless a value of the column
 # has a first number over 12 (`day_first`).
 _SLASH_DATE = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})$")
-_MONTH_NAMES = {
-    name: number
-    for number, names in enumerate(
-        (
-            "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
-            "august aug", "september sep sept", "october oct", "november nov", "december dec",
-        ),
-        start=1,
-    )
-    for name in names.split()
-}
 # June 30, 2029; 30 June 2029; Jun 2026 (the first of the month).
 _NAMED_DATE = re.compile(
     r"^(?:(?P<day1>\d{1,2})(?:st|nd|rd|th)?\s+)?(?P<month>[a-z]{3,9})\.?\s+"
@@ -148,7 +138,7 @@ def typed(value: str, day_first: bool = False) -> tuple[str, float] | None:
             day_first = True
         month, day = (second, first_part) if day_first else (first_part, second)
         return _ordinal(year + 2000 if year < 100 else year, month, day)
-    if (match := _NAMED_DATE.match(value)) and (named := _MONTH_NAMES.get(match.group("month").lower())):
+    if (match := _NAMED_DATE.match(value)) and (named := MONTHS.get(match.group("month").lower())):
         return _ordinal(int(match.group("year")), named, int(match.group("day1") or match.group("day2") or 1))
     match = _NUMBER.match(value)
     if match:
