@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from memory.engine.days import MONTH_NAME, dates_in_figures, month_number
+from memory.engine.days import MONTH_NAME, MONTHS, dates_in_figures, month_number
 from memory.engine.types import FactHit
 
 MONTH_FACTS = 3  # the most relevant facts read for the months they are about
@@ -34,10 +34,7 @@ _NAMED = (
     re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_NAME},?\s+((?:19|20)\d\d)\b", re.IGNORECASE),
 )
 # A month's name alone, written as one ("March", "Mar"): "may" and "march" in lower case are verbs.
-_ALONE = re.compile(
-    r"\b(January|February|March|April|May|June|July|August|September|October|November|December|"
-    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b\.?"
-)
+_ALONE = re.compile(r"\b(" + "|".join(sorted((name.capitalize() for name in MONTHS), key=len, reverse=True)) + r")\b\.?")
 _MONTH_YEAR = re.compile(r"\b(\d{1,2})/((?:19|20)\d\d)\b")
 _PERIOD = re.compile(r"\b([qh])([1-4])[\s-]*(?:fy)?((?:19|20)\d\d)\b|\b((?:19|20)\d\d)[\s-]*([qh])([1-4])\b", re.IGNORECASE)
 _PERIOD_MONTHS = {"q": 3, "h": 6}
@@ -66,8 +63,9 @@ def stated_months(text: str) -> set[Month]:
 
 
 def months_unstated(asked: list[str], facts: list[FactHit]) -> list[str]:
-    """The months asked ("YYYY-MM") when the most relevant facts are about other months of
-    their years and about none of them (module docstring); else none."""
+    """The months asked ("YYYY-MM") when documents' facts among the most relevant are about
+    other months of their years and none of the most relevant is about them (module
+    docstring); else none."""
     if not asked:
         return []
     stated: set[Month] = set()
