@@ -114,6 +114,9 @@ HOP_MAX_ADDED = 2
 HOP_EXTENSIONS = 1
 HOP_MIN_COVERAGE = 0.55  # coverage of the hop query a found fact needs
 HOP_DECAY = 0.9  # a hop's relevance: min(parent, what the two hold of the prompt) times this
+# Contact details asked of someone a chain reaches ("their boss's extension", "the owner's
+# mobile"): the record of a person the best facts name, when none of them is that record.
+RECORD_PARENTS = 5
 
 # Rows of one table that match the prompt by the same words (its column names: "city" in
 # every row with an `hq_city`) are interchangeable: a few stand for the rest.

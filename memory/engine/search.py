@@ -48,6 +48,7 @@ from memory.engine.rank import (
     HOP_MIN_NAMED_PARENT,
     HOP_MIN_PARENT,
     HOP_PARENTS,
+    RECORD_PARENTS,
     MAX_SECTIONS,
     NEAREST_DOCUMENT_FACTS,
     NEAREST_WHEN_BELOW,
@@ -161,6 +162,7 @@ _UNNAMED = re.compile(r"\b(?:someone|somebody|whoever|that person|the person (?:
 _ASKS_WHO = re.compile(r"\b(?:who|whoever|which person)\b")
 DOER_SPAN = 3
 # "T-118", "INC-2026-017": what a table's rows are numbered by; "MSA-A": a type its rows hold.
+_ORG_LINE = re.compile(r"^([^—:;,]+?) — ")  # "Eleanor Firth — Customer Success Manager, ..."
 _CODE = re.compile(r"(?<![\w-])[A-Z]{1,5}-(?:\d[\w-]*|[A-Z\d]+(?:-[A-Z\d]+)*)(?![\w-])")
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
 
@@ -294,6 +296,7 @@ def retrieve(
     facts = _with_extreme(index, prompt, scored, facts, seen_statements, limit)
     facts = _with_anchor(index, query, prompt, scored, facts, seen_statements, hiding_in)
     facts = _second_hop(index, query, facts, prompt, seen_statements, limit, hiding_in)
+    facts = _with_record(index, query, facts, prompt, seen_statements, limit, hiding_in)
     facts = _with_newer_versions(index, query, facts, seen_statements, limit, hiding_in)
     nearest = distinct_nearest(similarity)
     # The clearly nearest fact, if the facts the rank chose hold it: one the next step places by
@@ -788,6 +791,55 @@ def _second_hop(
                 out.append(_fact_hit(index, further, min(parent.relevance_score, relevance), linked=HOP))
                 extended += 1
     return out[:limit]
+
+
+def _with_record(
+    index: LoadedIndex,
+    query: list[QueryTerm],
+    facts: list[FactHit],
+    prompt: str,
+    seen: set[str],
+    limit: int,
+    hiding_in: Workspace | None = None,
+) -> list[FactHit]:
+    """The record of the person a chain reaches, when the prompt asks for someone's contact
+    details (`_attributes_asked`: "what's their manager's extension", "the owner's mobile")
+    and the best facts name the person but none of them is their record: the first person, in
+    rank order and then as each fact writes them, whom the prompt does not name and whose
+    record, holding a detail asked, is not listed, right after the fact naming them ("Gareth
+    Pryce: On it, Staffline have the Felixstowe order" -> his directory row, with his
+    extension). Contact details only: a relation asked ("who is their manager") is the hops'
+    to follow, and a person the best facts name is not always the one the chain is about."""
+    contact = [QueryTerm(q.term, 1.0, q.idf) for q in query if q.term in _attributes_asked(query, prompt) & CONTACT_ATTRIBUTES]
+    if not contact or not facts:
+        return facts
+    prompt_lower = prompt.lower()
+    own_terms = {q.term for q in query if q.weight >= 1.0}
+    listed = {holder for f in facts if (holder := _record_holder(f.statement))}
+    for position, fact in enumerate(facts[:RECORD_PARENTS]):
+        people = _bridges(index, fact.fact_id, prompt_lower, own_terms)[2]
+        ordered = sorted(people, key=lambda person: (fact.statement.find(person) % (len(fact.statement) + 1), person))
+        for person in ordered:
+            if person in listed or person.lower() in prompt_lower:
+                continue
+            found = _hop_fact(index, person, contact, seen, hiding_in, named=True, bring=contact)
+            if found is None or _record_holder(first(found[1], "statement", "")) != person:
+                continue
+            seen.add(_statement_key(first(found[1], "statement", "")))
+            record = _fact_hit(index, found[1], fact.relevance_score * HOP_DECAY, linked=HOP)
+            return [*facts[: position + 1], record, *facts[position + 1 :]][:limit]
+    return facts
+
+
+def _record_holder(statement: str) -> str | None:
+    """Whose record the statement is: a row's first cell ("Staff directory: Name: Tom
+    Brezinski; ...") or the name an org chart line starts with ("Eleanor Firth — Customer
+    Success Manager")."""
+    row = records.cells(statement)
+    if row:
+        return next(iter(row.values()))
+    line = _ORG_LINE.match(statement)
+    return line.group(1) if line else None
 
 
 def _hop_on(

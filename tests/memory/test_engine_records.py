@@ -1404,3 +1404,73 @@ def test_contact_details_asked_of_someone_the_prompt_names_are_not_another_perso
 
     assert "07700 900 103" not in hers
     assert "07700 900 103" in managers
+
+
+PEAK_STAFF = [
+    {"name": "Gareth Pryce", "title": "Shift Manager", "site": "Felixstowe", "manager": "Fenella Graystock", "extension": "4101"},
+    {"name": "Fenella Graystock", "title": "Head of Operations", "site": "Ipswich", "manager": "Ines Carvalho", "extension": "4001"},
+]
+PEAK_NOTES = """# Peak planning, December
+
+- Fenella Graystock approved 30 agency pickers for Felixstowe and 18 for Teesport.
+- Gareth Pryce confirmed that Staffline have the Felixstowe order and will send the induction rota.
+- The Teesport order went to Blue Arrow.
+"""
+
+
+def _with_record_after(workspace: Workspace, prompt: str, listed: list[str]) -> list[FactHit]:
+    """`search._with_record` over the facts whose statements hold `listed`, in that order."""
+    index = index_for(workspace)
+    assert index is not None
+    query = search._query_terms(index, prompt, prompt, {})
+    facts = [
+        search._fact_hit(index, search._docs_by_fact_id(index, [fact.pk])[0], 0.5 - 0.05 * position)
+        for position, text in enumerate(listed)
+        for fact in [Fact.objects.get(workspace=workspace, statement__contains=text)]
+    ]
+    return search._with_record(index, query, facts, prompt, {search._statement_key(f.statement) for f in facts}, 10)
+
+
+def test_contact_details_asked_of_someone_a_fact_names_bring_their_record_right_after_it(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # Gareth's sentence is fourth, below the facts a hop follows: his row, with the extension
+    # asked, is placed right after it, linked as a hop.
+    files = {"staff-directory.json": json.dumps(PEAK_STAFF), "peak.md": PEAK_NOTES}
+    folder_import(workspace, tmp_path / "peak", files)
+    prompt = "Someone confirmed the agency had the Felixstowe order for the peak pickers. What's their desk extension?"
+
+    facts = _with_record_after(
+        workspace, prompt, ["Fenella Graystock approved", "The Teesport order", "Name: Fenella", "Gareth Pryce confirmed"]
+    )
+
+    assert [f.linked for f in facts] == ["", "", "", "", "hop"]
+    assert "Name: Gareth Pryce" in facts[4].statement and "4101" in facts[4].statement
+
+
+def test_a_person_whose_record_is_listed_leads_to_the_record_of_the_next_person_their_row_names(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # Fenella's row is listed: the one it names, her manager, has no row here; Gareth's row is
+    # listed too, and names Fenella, listed. Nothing is added.
+    folder_import(workspace, tmp_path / "peak", {"staff-directory.json": json.dumps(PEAK_STAFF), "peak.md": PEAK_NOTES})
+    prompt = "Who approved the agency pickers, and what is their boss's extension?"
+
+    facts = _with_record_after(workspace, prompt, ["Name: Gareth", "Name: Fenella"])
+
+    assert len(facts) == 2
+    # With Gareth's row alone listed, Fenella, whom it names as his manager, is reached.
+    facts = _with_record_after(workspace, prompt, ["Name: Gareth"])
+
+    assert [f.linked for f in facts] == ["", "hop"] and "Name: Fenella Graystock" in facts[1].statement
+
+
+def test_a_relation_asked_without_contact_details_adds_no_record(workspace: Workspace, tmp_path: Path) -> None:
+    # "Who is their boss?" is the hops' to follow: a person the best facts name is not always
+    # the one the chain is about.
+    folder_import(workspace, tmp_path / "peak", {"staff-directory.json": json.dumps(PEAK_STAFF), "peak.md": PEAK_NOTES})
+    prompt = "Someone confirmed the agency had the Felixstowe order for the peak pickers. Who is their boss?"
+
+    facts = _with_record_after(workspace, prompt, ["Gareth Pryce confirmed"])
+
+    assert len(facts) == 1
