@@ -48,12 +48,12 @@ from memory.engine.rank import (
     HOP_MIN_NAMED_PARENT,
     HOP_MIN_PARENT,
     HOP_PARENTS,
-    RECORD_PARENTS,
     MAX_SECTIONS,
     NEAREST_DOCUMENT_FACTS,
     NEAREST_WHEN_BELOW,
     NEWER_VERSION_SHARE,
     RECORD_ATTRIBUTES,
+    RECORD_PARENTS,
     SECTION_CANDIDATES,
     SECTION_CUTOFF,
     SPEAKER,
@@ -161,8 +161,8 @@ _UNNAMED = re.compile(r"\b(?:someone|somebody|whoever|that person|the person (?:
 # words before the prompt's word.
 _ASKS_WHO = re.compile(r"\b(?:who|whoever|which person)\b")
 DOER_SPAN = 3
-# "T-118", "INC-2026-017": what a table's rows are numbered by; "MSA-A": a type its rows hold.
 _ORG_LINE = re.compile(r"^([^—:;,]+?) — ")  # "Eleanor Firth — Customer Success Manager, ..."
+# "T-118", "INC-2026-017": what a table's rows are numbered by; "MSA-A": a type its rows hold.
 _CODE = re.compile(r"(?<![\w-])[A-Z]{1,5}-(?:\d[\w-]*|[A-Z\d]+(?:-[A-Z\d]+)*)(?![\w-])")
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
 
