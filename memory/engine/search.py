@@ -810,7 +810,8 @@ def _with_record(
     Pryce: On it, Staffline have the Felixstowe order" -> his directory row, with his
     extension). Contact details only: a relation asked ("who is their manager") is the hops'
     to follow, and a person the best facts name is not always the one the chain is about."""
-    contact = [QueryTerm(q.term, 1.0, q.idf) for q in query if q.term in _attributes_asked(query, prompt) & CONTACT_ATTRIBUTES]
+    asked = _attributes_asked(query, prompt) & CONTACT_ATTRIBUTES
+    contact = [QueryTerm(q.term, 1.0, q.idf) for q in query if q.term in asked]
     if not contact or not facts:
         return facts
     prompt_lower = prompt.lower()
@@ -818,7 +819,8 @@ def _with_record(
     listed = {holder for f in facts if (holder := _record_holder(f.statement))}
     for position, fact in enumerate(facts[:RECORD_PARENTS]):
         people = _bridges(index, fact.fact_id, prompt_lower, own_terms)[2]
-        ordered = sorted(people, key=lambda person: (fact.statement.find(person) % (len(fact.statement) + 1), person))
+        written_at = {person: fact.statement.find(person) for person in people}  # -1: not written (an author)
+        ordered = sorted(people, key=lambda person: (written_at[person] < 0, written_at[person], person))
         for person in ordered:
             if person in listed or person.lower() in prompt_lower:
                 continue
