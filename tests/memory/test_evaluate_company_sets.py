@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 SETS = DEFAULT_PATHS["companies"].parent
 COMPANIES = sorted(p.parent.name for p in SETS.parent.glob("*/corpus"))
-NUMBERED = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth")
+NUMBERED = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth")
 
 
 def _company(root: Path, name: str, page: str, files: dict[str, list[dict[str, object]]]) -> None:
