@@ -19,7 +19,7 @@ import math
 import re
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import tantivy
@@ -162,6 +162,9 @@ _UNNAMED = re.compile(r"\b(?:someone|somebody|whoever|that person|the person (?:
 _ASKS_WHO = re.compile(r"\b(?:who|whoever|which person)\b")
 DOER_SPAN = 3
 _ORG_LINE = re.compile(r"^([^—:;,]+?) — ")  # "Eleanor Firth — Customer Success Manager, ..."
+# Whom a record names as its person's manager: a row's cell, or an org chart line's words.
+_MANAGER_CELLS = ("manager", "line manager", "reports to")
+_REPORTS_TO = re.compile(rf"\b[Rr]eports to ([{CAPITALS}][\w.'-]*(?: [{CAPITALS}][\w.'-]*){{1,3}})")
 # "T-118", "INC-2026-017": what a table's rows are numbered by; "MSA-A": a type its rows hold.
 _CODE = re.compile(r"(?<![\w-])[A-Z]{1,5}-(?:\d[\w-]*|[A-Z\d]+(?:-[A-Z\d]+)*)(?![\w-])")
 _NOT_PEOPLE = ("organization", "team", "project", "product", "other")  # the other entity types
@@ -804,12 +807,12 @@ def _with_record(
 ) -> list[FactHit]:
     """The record of the person a chain reaches, when the prompt asks for someone's contact
     details (`_attributes_asked`: "what's their manager's extension", "the owner's mobile")
-    and the best facts name the person but none of them is their record: the first person, in
-    rank order and then as each fact writes them, whom the prompt does not name and whose
-    record, holding a detail asked, is not listed, right after the fact naming them ("Gareth
-    Pryce: On it, Staffline have the Felixstowe order" -> his directory row, with his
-    extension). Contact details only: a relation asked ("who is their manager") is the hops'
-    to follow, and a person the best facts name is not always the one the chain is about."""
+    and the facts name the person but none of them is their record: the first person
+    `_record_candidates` gives whom the prompt does not name and whose record, holding a
+    detail asked, is not listed, right after the fact naming them ("Gareth Pryce: On it,
+    Staffline have the Felixstowe order" -> his directory row, with his extension). Contact
+    details only: a relation asked ("who is their manager") is the hops' to follow, and a
+    person the best facts name is not always the one the chain is about."""
     asked = _attributes_asked(query, prompt) & CONTACT_ATTRIBUTES
     contact = [QueryTerm(q.term, 1.0, q.idf) for q in query if q.term in asked]
     if not contact or not facts:
@@ -817,20 +820,51 @@ def _with_record(
     prompt_lower = prompt.lower()
     own_terms = {q.term for q in query if q.weight >= 1.0}
     listed = {holder for f in facts if (holder := _record_holder(f.statement))}
+    for position, person in _record_candidates(index, facts, prompt_lower, own_terms):
+        if person in listed or person.lower() in prompt_lower:
+            continue
+        found = _hop_fact(index, person, contact, seen, hiding_in, named=True, bring=contact)
+        if found is None or _record_holder(first(found[1], "statement", "")) != person:
+            continue
+        seen.add(_statement_key(first(found[1], "statement", "")))
+        record = _fact_hit(index, found[1], facts[position].relevance_score * HOP_DECAY, linked=HOP)
+        return [*facts[: position + 1], record, *facts[position + 1 :]][:limit]
+    return facts
+
+
+def _record_candidates(
+    index: LoadedIndex, facts: list[FactHit], prompt_lower: str, own_terms: set[str]
+) -> Iterator[tuple[int, str]]:
+    """Whose record `_with_record` looks for, each with the place of the fact naming them.
+    First, when the prompt asks for the contact details of someone's manager (`_relayed`),
+    the managers the facts' records name, in rank order: a chain that reached a person's
+    directory row holds their manager's name, not the manager's number ("Dr. Laura Bergin;
+    ...; Reports to: Dr. Conor Phelan" -> his row, with his mobile). Then the people the
+    RECORD_PARENTS best facts name, in rank order and as each fact writes them."""
+    if _relayed(own_terms, prompt_lower):
+        for position, fact in enumerate(facts):
+            for manager in _managers(fact.statement):
+                yield position, manager
     for position, fact in enumerate(facts[:RECORD_PARENTS]):
         people = _bridges(index, fact.fact_id, prompt_lower, own_terms)[2]
         written_at = {person: fact.statement.find(person) for person in people}  # -1: not written (an author)
-        ordered = sorted(people, key=lambda person: (written_at[person] < 0, written_at[person], person))
-        for person in ordered:
-            if person in listed or person.lower() in prompt_lower:
-                continue
-            found = _hop_fact(index, person, contact, seen, hiding_in, named=True, bring=contact)
-            if found is None or _record_holder(first(found[1], "statement", "")) != person:
-                continue
-            seen.add(_statement_key(first(found[1], "statement", "")))
-            record = _fact_hit(index, found[1], fact.relevance_score * HOP_DECAY, linked=HOP)
-            return [*facts[: position + 1], record, *facts[position + 1 :]][:limit]
-    return facts
+        for person in sorted(people, key=lambda person: (written_at[person] < 0, written_at[person], person)):
+            yield position, person
+
+
+def _relayed(own_terms: set[str], prompt_lower: str) -> bool:
+    """Whether the contact details asked are those of someone's manager ("the extension of
+    their boss", "that manager's mobile"), not of the person the chain reaches first."""
+    return bool(own_terms & RELATION_ASKED and _possessed(prompt_lower) & CONTACT_ATTRIBUTES)
+
+
+def _managers(statement: str) -> list[str]:
+    """The managers a record names: a row's manager cell (`_MANAGER_CELLS`), or an org chart
+    line's "Reports to Keisha Morrow"."""
+    row = records.cells(statement)
+    if row:
+        return [value for name, value in row.items() if name.lower() in _MANAGER_CELLS]
+    return [name.rstrip(".") for name in _REPORTS_TO.findall(statement)]  # not the sentence's full stop
 
 
 def _record_holder(statement: str) -> str | None:
@@ -862,7 +896,7 @@ def _hop_on(
     own_terms = {q.term for q in query if q.weight >= 1.0}
     # Contact details asked of someone's manager are the manager's, though the chain holds the
     # first person's ("the extension of their boss": the boss's record, not their message).
-    relayed = bool(own_terms & RELATION_ASKED and _possessed(prompt.lower()) & CONTACT_ATTRIBUTES)
+    relayed = _relayed(own_terms, prompt.lower())
     attribute = bool(_attributes_asked(query, prompt) - held) or relayed
     # The attribute asked comes from the record of a person the hop's fact names or who wrote
     # it: with no such person there is nowhere to go.

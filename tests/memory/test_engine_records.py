@@ -1474,3 +1474,58 @@ def test_a_relation_asked_without_contact_details_adds_no_record(workspace: Work
     facts = _with_record_after(workspace, prompt, ["Gareth Pryce confirmed"])
 
     assert len(facts) == 1
+
+
+RELAYED_STAFF = [
+    *PEAK_STAFF,
+    {"name": "Maya Osei", "title": "Agency Coordinator", "site": "Felixstowe", "manager": "Gareth Pryce", "extension": "4150"},
+]
+RELAYED_NOTES = PEAK_NOTES + "- Maya Osei sent the Staffline invoice to finance.\n"
+RELAYED_CHART = """# Organisation chart
+
+- **Gareth Pryce** — Shift Manager, Felixstowe. Reports to Fenella Graystock.
+"""
+
+
+def test_contact_details_of_someone_s_manager_bring_the_record_of_the_manager_a_listed_row_names(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # Maya's sentence is first and her row is not listed, but the extension asked is that of
+    # Gareth's manager, whom his listed row names: Fenella's row, right after his.
+    files = {"staff-directory.json": json.dumps(RELAYED_STAFF), "peak.md": RELAYED_NOTES}
+    folder_import(workspace, tmp_path / "peak", files)
+    prompt = "Who confirmed the agency had the Felixstowe order, and what is their manager's extension?"
+
+    facts = _with_record_after(workspace, prompt, ["Maya Osei sent", "Name: Gareth"])
+
+    assert [f.linked for f in facts] == ["", "", "hop"]
+    assert "Name: Fenella Graystock" in facts[2].statement and "4001" in facts[2].statement
+
+
+def test_contact_details_of_someone_s_manager_bring_the_record_of_the_manager_an_org_chart_line_names(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    files = {"staff-directory.json": json.dumps(RELAYED_STAFF), "peak.md": RELAYED_NOTES, "org-chart.md": RELAYED_CHART}
+    folder_import(workspace, tmp_path / "peak", files)
+    prompt = "Who confirmed the agency had the Felixstowe order, and what's the extension of their boss?"
+
+    facts = _with_record_after(workspace, prompt, ["Maya Osei sent", "Reports to Fenella Graystock"])
+
+    assert [f.linked for f in facts] == ["", "", "hop"]
+    assert "Name: Fenella Graystock" in facts[2].statement
+
+
+@pytest.mark.parametrize(
+    ("statement", "managers"),
+    [
+        ("Staff directory: Name: Rachel Kim; Manager: Keisha Morrow; Ext: 1021", ["Keisha Morrow"]),
+        ("Staff directory: Name: Dr. Laura Bergin; Title: Vet; Reports to: Dr. Conor Phelan", ["Dr. Conor Phelan"]),
+        ("Ben Carver — Account Manager (joined November 2025). Reports to Keisha Morrow.", ["Keisha Morrow"]),
+        ("Staff directory: Name: Keisha Morrow; Title: Head of Client Success", []),
+        ("The weekly report goes to the board.", []),
+    ],
+)
+def test_the_manager_a_record_names_is_its_manager_cell_or_whom_its_line_reports_to(
+    statement: str, managers: list[str]
+) -> None:
+    assert search._managers(statement) == managers
