@@ -26,6 +26,9 @@ from memory.engine.synonyms import synonyms
 from memory.engine.text import terms
 
 RECORD_MIN_CELLS = 3  # fewer "name: value" cells make a sentence, not a record
+# The columns of a person's record that name their manager (a directory's "Manager", an org
+# chart table's "Reports to"), lower-cased: read by the pipeline's entities and the engine's hops.
+MANAGER_COLUMNS = frozenset({"reports to", "manager", "line manager"})
 TABLE_ROWS = 5000  # rows of one table read to find an extreme (a larger table answers from these)
 # A column is a date or a number column when this share of its values holding a digit are of
 # that kind, and they are at least half of all its values: a value with no digit ("No fixed

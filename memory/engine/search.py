@@ -162,8 +162,9 @@ _UNNAMED = re.compile(r"\b(?:someone|somebody|whoever|that person|the person (?:
 _ASKS_WHO = re.compile(r"\b(?:who|whoever|which person)\b")
 DOER_SPAN = 3
 _ORG_LINE = re.compile(r"^([^—:;,]+?) — ")  # "Eleanor Firth — Customer Success Manager, ..."
-# Whom a record names as its person's manager: a row's cell, or an org chart line's words.
-_MANAGER_CELLS = ("manager", "line manager", "reports to")
+# Whom an org chart line names as its person's manager. The pipeline's pattern
+# (`pipelines.entities`) leaves out a title before the name; this one keeps it ("Dr. Conor
+# Phelan"), as the record's first cell, which a record is looked up and compared by, does.
 _REPORTS_TO = re.compile(rf"\b[Rr]eports to ([{CAPITALS}][\w.'-]*(?: [{CAPITALS}][\w.'-]*){{1,3}})")
 # "T-118", "INC-2026-017": what a table's rows are numbered by; "MSA-A": a type its rows hold.
 _CODE = re.compile(r"(?<![\w-])[A-Z]{1,5}-(?:\d[\w-]*|[A-Z\d]+(?:-[A-Z\d]+)*)(?![\w-])")
@@ -820,9 +821,11 @@ def _with_record(
     prompt_lower = prompt.lower()
     own_terms = {q.term for q in query if q.weight >= 1.0}
     listed = {holder for f in facts if (holder := _record_holder(f.statement))}
+    tried: set[str] = set()  # a person named again is not looked up again: the same search
     for position, person in _record_candidates(index, facts, prompt_lower, own_terms):
-        if person in listed or person.lower() in prompt_lower:
+        if person in listed or person in tried or person.lower() in prompt_lower:
             continue
+        tried.add(person)
         found = _hop_fact(index, person, contact, seen, hiding_in, named=True, bring=contact)
         if found is None or _record_holder(first(found[1], "statement", "")) != person:
             continue
@@ -859,11 +862,11 @@ def _relayed(own_terms: set[str], prompt_lower: str) -> bool:
 
 
 def _managers(statement: str) -> list[str]:
-    """The managers a record names: a row's manager cell (`_MANAGER_CELLS`), or an org chart
-    line's "Reports to Keisha Morrow"."""
+    """The managers a record names: a row's manager cell (`records.MANAGER_COLUMNS`), or an
+    org chart line's "Reports to Keisha Morrow"."""
     row = records.cells(statement)
     if row:
-        return [value for name, value in row.items() if name.lower() in _MANAGER_CELLS]
+        return [value for name, value in row.items() if name.lower() in records.MANAGER_COLUMNS]
     return [name.rstrip(".") for name in _REPORTS_TO.findall(statement)]  # not the sentence's full stop
 
 

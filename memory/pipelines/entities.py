@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.engine.records import cells
+from memory.engine.records import MANAGER_COLUMNS, cells
 from memory.engine.text import CAPITALS, NAME_TITLES, SMALLS
 
 # A name's word: "Nadia", "Okonkwo-Reid", "McKellar", "O'Brien".
@@ -46,7 +46,6 @@ LISTED_TITLE_WORDS = 8  # a longer clause after the name is a sentence, not a ti
 _NAME_COLUMNS = {"name", "full name", "person", "employee", "staff member"}
 _TITLE_COLUMNS = {"title", "role", "role title", "job title", "position"}
 _TEAM_COLUMNS = {"team", "department"}
-_MANAGER_COLUMNS = {"reports to", "manager", "line manager"}
 _A_NAME = re.compile(rf"{HONORIFIC}{PERSON}{POSTNOMINALS}")
 _REPORTS_PRONOUN = re.compile(rf"\b(?:he|she|they)\s+(?:now\s+)?reports?\s+(?:directly\s+)?to\s+{PERSON}")
 _AND_REPORTS = re.compile(rf"\band\s+(?:now\s+)?reports?\s+(?:directly\s+)?to\s+(?:the\s+\w+\s+)?{PERSON}")
@@ -176,13 +175,13 @@ def _record_people(row: dict[str, str]) -> tuple[list[EntityFound], list[Relatio
         else:
             subject = None  # a name column alone may name a customer or a product
     for column, value in columns.items():
-        if column in _NAME_COLUMNS or not (column in _MANAGER_COLUMNS or _JOB_TITLE.search(column)):
+        if column in _NAME_COLUMNS or not (column in MANAGER_COLUMNS or _JOB_TITLE.search(column)):
             continue
         person = _named(value)
         if person is None:
             continue
         people.append(person)
-        if subject is not None and column in _MANAGER_COLUMNS and person.key != subject.key:
+        if subject is not None and column in MANAGER_COLUMNS and person.key != subject.key:
             relations.append(RelationFound(subject, "reports_to", person))
     return people, relations
 

@@ -1521,7 +1521,7 @@ def test_contact_details_of_someone_s_manager_bring_the_record_of_the_manager_an
         ("Staff directory: Name: Rachel Kim; Manager: Keisha Morrow; Ext: 1021", ["Keisha Morrow"]),
         ("Staff directory: Name: Dr. Laura Bergin; Title: Vet; Reports to: Dr. Conor Phelan", ["Dr. Conor Phelan"]),
         ("Ben Carver — Account Manager (joined November 2025). Reports to Keisha Morrow.", ["Keisha Morrow"]),
-        ("Staff directory: Name: Keisha Morrow; Title: Head of Client Success", []),
+        ("Staff directory: Name: Keisha Morrow; Title: Head of Client Success; Ext: 1020", []),  # a row, no manager cell
         ("The weekly report goes to the board.", []),
     ],
 )
